@@ -1,0 +1,120 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import cookie from "@fastify/cookie";
+import formbody from "@fastify/formbody";
+import helmet from "@fastify/helmet";
+import rateLimit from "@fastify/rate-limit";
+import fastifyStatic from "@fastify/static";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+} from "fastify-type-provider-zod";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/client.ts";
+import { requireOperator, requireUser } from "./http/auth.ts";
+import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { type Clock, systemClock } from "./infra/clock.ts";
+import { createSenders, type Senders } from "./infra/senders.ts";
+import { accountRoutes } from "./modules/accounts/routes.ts";
+import { createAccountService } from "./modules/accounts/service.ts";
+import { notifyRoutes } from "./modules/notify/routes.ts";
+import { createNotifier } from "./modules/notify/service.ts";
+import { createVerificationService } from "./modules/verification/service.ts";
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  senders?: Senders;
+  logger?: FastifyServerOptions["logger"];
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;
+
+/** Builds the whole HTTP app from its dependencies; used by main.ts and by the tests. */
+export async function buildApp(deps: AppDeps) {
+  const { config, db } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app: FastifyInstance = Fastify({
+    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest("caller", null);
+  registerEnvelope(app);
+
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "connect-src": ["'self'", "ws:", "wss:"],
+      },
+    },
+  });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: () => new AppError("RATE_LIMITED", null, 429),
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: "Keyway API",
+        version: "1.0.0",
+        description: "SPEC §7 calls. Answers are `{hwcode, hwdata, msg}`.",
+      },
+      components: {
+        securitySchemes: { cloudtoken: { type: "apiKey", in: "header", name: "cloudtoken" } },
+      },
+      security: [{ cloudtoken: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: "/apiDoc" });
+
+  const senders =
+    deps.senders ?? createSenders({ smtpUrl: config.SMTP_URL, mailFrom: config.MAIL_FROM });
+  const notifier = createNotifier({ db, clock, senders, log: app.log });
+  const verification = createVerificationService({
+    db,
+    clock,
+    notifier,
+    secretKey: config.SECRET_KEY,
+  });
+  const accounts = createAccountService({ db, clock, verification });
+  const auth = requireUser(accounts.authenticate);
+  const operator = requireOperator(accounts.authenticate);
+
+  await app.register(async (api) => {
+    accountRoutes(api, { accounts, auth });
+    notifyRoutes(api, { notifier, operator });
+  });
+
+  await serveWeb(app, config.WEB_DIST);
+  app.addHook("onClose", async () => {
+    await notifier.stop();
+    senders.close();
+  });
+
+  return Object.assign(app, { services: { accounts, notifier, verification } });
+}
+
+/** The built SPA, with its routes falling back to index.html; API paths answer 404 envelopes. */
+async function serveWeb(app: FastifyInstance, webDist: string) {
+  const hasWeb = existsSync(path.join(webDist, "index.html"));
+  if (hasWeb) await app.register(fastifyStatic, { root: webDist, wildcard: false });
+  app.setNotFoundHandler((request, reply) => {
+    const isApi = /^\/(api|eapi|ws|tunnel)(\/|$)/.test(request.url);
+    if (hasWeb && request.method === "GET" && !isApi) return reply.sendFile("index.html");
+    throw new AppError("NOT_FOUND", null, 404);
+  });
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The only place the environment is read (ARCHITECTURE "Configuration"). Every default gives
+ * the embedded single-machine set-up; a bad value stops the boot with a clear message.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1883),
+  MQTT_URL: z
+    .string()
+    .regex(/^mqtts?:\/\//, "must be an mqtt:// URL")
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// URL")
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// URL")
+    .optional(),
+  SMS_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  PUBLIC_URL: z.url().default("http://localhost:8080"),
+  SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)")
+    .optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Seed the demo operator and demo user on an empty database. */
+  DEMO: z.enum(["0", "1"]).default("1"),
+  /** Where the built web app lives; served with SPA fallback when present. */
+  WEB_DIST: z.string().default(path.resolve(import.meta.dirname, "../../web/dist")),
+  /** The ephemeral sender e-mail address. */
+  MAIL_FROM: z.string().default("Keyway <no-reply@keyway.local>"),
+});
+
+export type Config = Omit<z.infer<typeof envSchema>, "SECRET_KEY" | "DEMO"> & {
+  SECRET_KEY: string;
+  DEMO: boolean;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const values = parsed.data;
+  const dataDir = path.resolve(values.DATA_DIR);
+  return {
+    ...values,
+    DATA_DIR: dataDir,
+    DEMO: values.DEMO === "1",
+    SECRET_KEY: values.SECRET_KEY ?? secretKeyFromDataDir(dataDir),
+  };
+}
+
+/** SECRET_KEY defaults to a key generated once and kept in DATA_DIR. */
+function secretKeyFromDataDir(dataDir: string): string {
+  const file = path.join(dataDir, "secret.key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString("hex");
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** A config for tests: embedded defaults, no files touched. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...envSchema.parse({ LOG_LEVEL: "silent", DEMO: "0" }),
+    DEMO: false,
+    SECRET_KEY: "0".repeat(64),
+    ...overrides,
+  };
+}
+
+/** Tests use a PostgreSQL server when DATABASE_URL is set (CI), PGlite in-process otherwise. */
+export function testDatabaseUrl(): string | undefined {
+  return process.env.DATABASE_URL || undefined;
+}

@@ -1,0 +1,67 @@
+import path from "node:path";
+import { buildApp } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { DEMO_ACCOUNTS, seedDemo } from "./seed.ts";
+
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
+  }
+
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    dataDir: path.join(config.DATA_DIR, "pglite"),
+  });
+  const app = await buildApp({ config, db: database.db });
+  if (config.DEMO) await seedDemo(app.services.accounts);
+  app.services.notifier.start();
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  const url = config.PUBLIC_URL;
+  const lines = [
+    "",
+    `  Keyway is running: ${url}`,
+    `  Database: ${database.kind === "pglite" ? `embedded PGlite in ${config.DATA_DIR}` : "PostgreSQL"}`,
+    `  E-mail: ${config.SMTP_URL ? "SMTP" : "local outbox (codes are printed in this log)"}; SMS: ${config.SMS_PROVIDER}`,
+    `  API documentation: ${url}/apiDoc`,
+  ];
+  if (config.DEMO) {
+    lines.push(
+      `  Demo login:    ${DEMO_ACCOUNTS.user.email} / ${DEMO_ACCOUNTS.user.password}`,
+      `  Operator login: ${DEMO_ACCOUNTS.operator.email} / ${DEMO_ACCOUNTS.operator.password}`,
+    );
+  }
+  console.log(`${lines.join("\n")}\n`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,377 @@
+import {
+  activeAccountBody,
+  brandById,
+  brandForHost,
+  changeAccountBody,
+  changeLoginPwdBody,
+  checkEmailCodeBody,
+  checkSmsCodeBody,
+  confirmAccountQuery,
+  deleteAccountBody,
+  emailVerifyQuery,
+  hideMapBody,
+  loginBody,
+  passVerifyQuery,
+  registerBody,
+  resetPasswordBody,
+  sendEmailCodeBody,
+  sendSmsCodeBody,
+  terminalIdParams,
+  tokenInfoQuery,
+  userNameBody,
+} from "@keyway/shared";
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { callerOf, tokenOf } from "../../http/auth.ts";
+import { ok } from "../../http/envelope.ts";
+import { requestLang } from "../../http/lang.ts";
+import type { AccountService } from "./service.ts";
+import { accountRef, parseAccountString, type RequestContext } from "./service.ts";
+
+/** Per-IP limits; per-account limits live in the services (login lock, code throttle). */
+const LOGIN_LIMIT = { rateLimit: { max: 20, timeWindow: "1 minute" } };
+const CODE_LIMIT = { rateLimit: { max: 10, timeWindow: "1 minute" } };
+const CHECK_LIMIT = { rateLimit: { max: 30, timeWindow: "1 minute" } };
+
+export function contextOf(request: FastifyRequest, oemId?: string): RequestContext {
+  return {
+    lang: requestLang(request),
+    brand: brandById(oemId) ?? brandForHost(request.hostname),
+    ip: request.ip,
+  };
+}
+
+/** SPEC §7 "User and account": wire names to service calls. */
+export function accountRoutes(
+  app: FastifyInstance,
+  deps: { accounts: AccountService; auth: preHandlerAsyncHookHandler },
+) {
+  const { accounts, auth } = deps;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ["account"];
+
+  r.post(
+    "/api/user/login",
+    {
+      schema: { tags, summary: "Log in by phone or e-mail", body: loginBody },
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      const result = await accounts.login(
+        {
+          account: parseAccountString(b.loginName, b.countryCode),
+          password: b.loginPwd,
+          keepLogin: b.keepLogin ?? false,
+          terminal: {
+            uuid: b.terminalUUID,
+            type: b.terminalType,
+            name: b.terminalName,
+            os: b.terminalOS,
+          },
+        },
+        contextOf(request, b.loginOemId),
+      );
+      return ok(result);
+    },
+  );
+
+  r.post(
+    "/api/user/logout",
+    {
+      schema: {
+        tags,
+        summary: "Log out this terminal",
+        body: z.object({ token: z.string().optional() }).optional(),
+      },
+      preHandler: auth,
+    },
+    async (request) => {
+      await accounts.logout(callerOf(request).terminalId);
+      return ok(null);
+    },
+  );
+
+  r.post(
+    "/api/user/v1/register",
+    {
+      schema: {
+        tags,
+        summary: "Register by phone or e-mail; sends the activation code",
+        body: registerBody,
+      },
+      config: CODE_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      const context = contextOf(request, b.oemid);
+      return ok(
+        await accounts.register(
+          {
+            account: accountRef(b),
+            password: b.password,
+            name: b.name,
+            oemId: context.brand.id,
+            hideMap: b.hideMap,
+            language: context.lang,
+          },
+          context,
+        ),
+      );
+    },
+  );
+
+  r.post(
+    "/api/user/activeAccount",
+    {
+      schema: { tags, summary: "Activate a registration with its code", body: activeAccountBody },
+      config: CHECK_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      await accounts.activate(
+        parseAccountString(b.activeAccount, b.countryCode),
+        b.SMSVerificationCode,
+      );
+      return ok(1);
+    },
+  );
+
+  // Verification codes: two families of paths in the SPEC, one behaviour.
+  const optionalCaller = async (request: FastifyRequest) => {
+    const token = tokenOf(request);
+    return token ? ((await accounts.authenticate(token))?.userId ?? undefined) : undefined;
+  };
+  for (const path of ["/api/common/mobSendMessage", "/api/v1/internal/smsVerificationCode"]) {
+    r.post(
+      path,
+      {
+        schema: { tags, summary: "Send a code by SMS", body: sendSmsCodeBody },
+        config: CODE_LIMIT,
+      },
+      async (request) => {
+        const b = request.body;
+        await accounts.sendCode(
+          accountRef(b),
+          b.purpose,
+          contextOf(request),
+          await optionalCaller(request),
+        );
+        return ok(null);
+      },
+    );
+  }
+  for (const path of ["/api/common/emailCode", "/api/v1/internal/emailVerificationCode"]) {
+    r.post(
+      path,
+      {
+        schema: { tags, summary: "Send a code by e-mail", body: sendEmailCodeBody },
+        config: CODE_LIMIT,
+      },
+      async (request) => {
+        const b = request.body;
+        await accounts.sendCode(
+          accountRef(b),
+          b.purpose,
+          contextOf(request),
+          await optionalCaller(request),
+        );
+        return ok(null);
+      },
+    );
+  }
+  for (const path of ["/api/common/mobCheckCode", "/api/v1/internal/smsVerificationCodeCheck"]) {
+    r.post(
+      path,
+      {
+        schema: { tags, summary: "Check an SMS code", body: checkSmsCodeBody },
+        config: CHECK_LIMIT,
+      },
+      async (request) => {
+        await accounts.checkCode(accountRef(request.body), request.body.purpose, request.body.code);
+        return ok(null);
+      },
+    );
+  }
+  for (const path of ["/api/common/emailVerify", "/api/v1/internal/emailVerificationCodeCheck"]) {
+    r.post(
+      path,
+      {
+        schema: { tags, summary: "Check an e-mail code", body: checkEmailCodeBody },
+        config: CHECK_LIMIT,
+      },
+      async (request) => {
+        await accounts.checkCode(accountRef(request.body), request.body.purpose, request.body.code);
+        return ok(null);
+      },
+    );
+  }
+
+  r.get(
+    "/api/user/v1/confirmAccount",
+    {
+      schema: {
+        tags,
+        summary: "Forgot password, step 1: the account exists",
+        querystring: confirmAccountQuery,
+      },
+      config: CHECK_LIMIT,
+    },
+    async (request) => ok(await accounts.confirmAccount(accountRef(request.query))),
+  );
+
+  r.put(
+    "/api/user/v1/password",
+    {
+      schema: {
+        tags,
+        summary: "Forgot password, last step: set a new password with the code",
+        body: resetPasswordBody,
+      },
+      config: CHECK_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      await accounts.resetPassword(accountRef(b), b.password, b.code);
+      return ok(null);
+    },
+  );
+
+  for (const method of ["GET", "POST"] as const) {
+    r.route({
+      method,
+      url: "/api/user/selectInfo",
+      schema: { tags, summary: "The caller's account information" },
+      preHandler: auth,
+      handler: async (request) => ok(await accounts.userInfo(callerOf(request).userId)),
+    });
+  }
+
+  r.post(
+    "/api/user/getUserId",
+    { schema: { tags, summary: "The caller's user id" }, preHandler: auth },
+    async (request) => ok({ userid: callerOf(request).userId }),
+  );
+
+  r.put(
+    "/api/user/v1/userName",
+    { schema: { tags, summary: "Change the name", body: userNameBody }, preHandler: auth },
+    async (request) => {
+      await accounts.changeName(callerOf(request).userId, request.body.name);
+      return ok(null);
+    },
+  );
+
+  r.put(
+    "/api/user/v1/account",
+    {
+      schema: {
+        tags,
+        summary: "Change the phone or e-mail (code sent to the new one)",
+        body: changeAccountBody,
+      },
+      preHandler: auth,
+    },
+    async (request) => {
+      await accounts.changeAccount(
+        callerOf(request).userId,
+        accountRef(request.body),
+        request.body.code,
+      );
+      return ok(null);
+    },
+  );
+
+  r.post(
+    "/api/user/changeLoginPwd",
+    {
+      schema: {
+        tags,
+        summary: "Change the password (other terminals are logged out)",
+        body: changeLoginPwdBody,
+      },
+      preHandler: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      await accounts.changePassword(callerOf(request), request.body.oldPwd, request.body.newPwd);
+      return ok(null);
+    },
+  );
+
+  r.put(
+    "/api/user/v1/hideMap",
+    {
+      schema: { tags, summary: "Hide or show the cloud map", body: hideMapBody },
+      preHandler: auth,
+    },
+    async (request) => {
+      await accounts.setHideMap(callerOf(request).userId, request.body.hideMap);
+      return ok(null);
+    },
+  );
+
+  r.get(
+    "/api/user/v1/tokenInfo",
+    {
+      schema: { tags, summary: "Terminals logged in to this account", querystring: tokenInfoQuery },
+      preHandler: auth,
+    },
+    async (request) =>
+      ok(
+        await accounts.listTerminals(callerOf(request), request.query.page, request.query.pageSize),
+      ),
+  );
+
+  r.delete(
+    "/api/user/v1/tokenInfo/:id",
+    {
+      schema: { tags, summary: "Delete a terminal: its session ends", params: terminalIdParams },
+      preHandler: auth,
+    },
+    async (request) => {
+      await accounts.deleteTerminal(callerOf(request).userId, request.params.id);
+      return ok(null);
+    },
+  );
+
+  r.get(
+    "/api/user/v1/passVerify",
+    {
+      schema: { tags, summary: "Check the caller's password", querystring: passVerifyQuery },
+      preHandler: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      await accounts.verifyCurrentPassword(callerOf(request).userId, request.query.password);
+      return ok(null);
+    },
+  );
+
+  r.get(
+    "/api/user/v1/emailVerify",
+    {
+      schema: {
+        tags,
+        summary: "Whether an e-mail is already registered",
+        querystring: emailVerifyQuery,
+      },
+      config: CHECK_LIMIT,
+    },
+    async (request) => ok({ exists: (await accounts.emailInUse(request.query.email)) ? 1 : 0 }),
+  );
+
+  r.delete(
+    "/api/v1/users/account",
+    {
+      schema: { tags, summary: "Delete the caller's account", body: deleteAccountBody },
+      preHandler: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      await accounts.deleteAccount(callerOf(request).userId, request.body.password);
+      return ok(null);
+    },
+  );
+}

@@ -1,0 +1,164 @@
+import { and, count, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../../db/client.ts";
+import type { Clock } from "../../infra/clock.ts";
+import type { Senders } from "../../infra/senders.ts";
+import { type Notification, notifications } from "./schema.ts";
+
+export interface NewNotification {
+  channel: "email" | "sms";
+  recipient: string;
+  subject?: string;
+  body: string;
+}
+
+export type Notifier = ReturnType<typeof createNotifier>;
+
+const MAX_ATTEMPTS = 8;
+/** A claimed row is retried after this long if the worker died while sending it. */
+const LEASE_MS = 60_000;
+const BATCH = 20;
+
+/**
+ * The durable notification queue and the local outbox (see schema.ts). enqueue() writes the
+ * row (inside the caller's transaction when given one); a worker delivers due rows with
+ * retries and exponential back-off, at least once.
+ */
+export function createNotifier(deps: {
+  db: Db;
+  clock: Clock;
+  senders: Senders;
+  log: FastifyBaseLogger;
+}) {
+  const { db, clock, senders, log } = deps;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const senderFor = (channel: NewNotification["channel"]) =>
+    channel === "email" ? senders.email : senders.sms;
+
+  async function enqueue(item: NewNotification, tx: Db = db): Promise<Notification> {
+    const now = clock.now();
+    const status = senderFor(item.channel) ? "pending" : "outbox";
+    const [row] = await tx
+      .insert(notifications)
+      .values({ ...item, subject: item.subject ?? "", status, nextAttemptAt: now, createdAt: now })
+      .returning();
+    if (status === "outbox") {
+      // The default set-up has no mail server: the log shows what would have been sent.
+      log.info(
+        {
+          outbox: { channel: row.channel, to: row.recipient, subject: row.subject, body: row.body },
+        },
+        `outbox: ${row.channel} to ${row.recipient}: ${row.body}`,
+      );
+    } else {
+      setImmediate(() => void kick());
+    }
+    return row;
+  }
+
+  async function claimDue(): Promise<Notification[]> {
+    const now = clock.now();
+    return db.transaction(async (tx) => {
+      const due = await tx
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(and(eq(notifications.status, "pending"), lte(notifications.nextAttemptAt, now)))
+        .orderBy(notifications.id)
+        .limit(BATCH)
+        .for("update", { skipLocked: true });
+      if (due.length === 0) return [];
+      return tx
+        .update(notifications)
+        .set({
+          nextAttemptAt: new Date(now.getTime() + LEASE_MS),
+          attempts: sql`${notifications.attempts} + 1`,
+        })
+        .where(
+          inArray(
+            notifications.id,
+            due.map((d) => d.id),
+          ),
+        )
+        .returning();
+    });
+  }
+
+  async function deliver(row: Notification): Promise<void> {
+    const send = senderFor(row.channel);
+    try {
+      if (!send) throw new Error(`no sender for ${row.channel}`);
+      if (row.channel === "email") {
+        await senders.email!({ to: row.recipient, subject: row.subject, text: row.body });
+      } else {
+        await senders.sms!({ to: row.recipient, text: row.body });
+      }
+      await db
+        .update(notifications)
+        .set({ status: "sent", sentAt: clock.now(), lastError: null })
+        .where(eq(notifications.id, row.id));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const failed = row.attempts >= MAX_ATTEMPTS;
+      const backoffMs = Math.min(2 ** row.attempts * 1000, 15 * 60_000);
+      log.warn({ notification: row.id, attempts: row.attempts, err: message }, "send failed");
+      await db
+        .update(notifications)
+        .set({
+          status: failed ? "failed" : "pending",
+          lastError: message,
+          nextAttemptAt: new Date(clock.now().getTime() + backoffMs),
+        })
+        .where(eq(notifications.id, row.id));
+    }
+  }
+
+  /** Delivers everything due now; returns how many rows were tried. */
+  async function deliverDue(): Promise<number> {
+    let tried = 0;
+    for (;;) {
+      const batch = await claimDue();
+      if (batch.length === 0) return tried;
+      for (const row of batch) await deliver(row);
+      tried += batch.length;
+    }
+  }
+
+  function kick(): Promise<void> {
+    running ??= deliverDue()
+      .then(() => undefined)
+      .catch((error) => log.error({ err: error }, "notification worker failed"))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  return {
+    enqueue,
+    deliverDue,
+    start(intervalMs = 1000) {
+      timer ??= setInterval(() => void kick(), intervalMs);
+      timer.unref();
+      void kick();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    async listOutbox(page: number, pageSize: number) {
+      const [list, [{ total }]] = await Promise.all([
+        db
+          .select()
+          .from(notifications)
+          .orderBy(desc(notifications.id))
+          .limit(pageSize)
+          .offset((page - 1) * pageSize),
+        db.select({ total: count() }).from(notifications),
+      ]);
+      return { list, total };
+    },
+  };
+}

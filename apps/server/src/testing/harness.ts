@@ -1,0 +1,121 @@
+import { desc, eq } from "drizzle-orm";
+import { buildApp } from "../app.ts";
+import { type Config, testConfig } from "../config.ts";
+import { createTestDatabase } from "../db/testing.ts";
+import { ManualClock } from "../infra/clock.ts";
+import type { Senders } from "../infra/senders.ts";
+import { notifications } from "../modules/notify/schema.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelopes
+export interface Envelope<T = any> {
+  hwcode: number | string;
+  hwdata: T;
+  msg: string;
+}
+
+/**
+ * The whole app on a fresh database (PGlite, or the PostgreSQL of DATABASE_URL), a manual
+ * clock and the local outbox; plus helpers that speak the wire format like a client does.
+ */
+export async function createHarness(opts: { config?: Partial<Config>; senders?: Senders } = {}) {
+  const database = await createTestDatabase();
+  const clock = new ManualClock(new Date("2026-11-21T08:00:00Z"));
+  const app = await buildApp({
+    config: testConfig({ WEB_DIST: "/nonexistent", ...opts.config }),
+    db: database.db,
+    clock,
+    senders: opts.senders,
+    logger: false,
+  });
+  await app.ready();
+
+  type Method = "GET" | "POST" | "PUT" | "DELETE";
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelopes
+  async function call<T = any>(
+    method: Method,
+    url: string,
+    opts: {
+      form?: Record<string, string | number>;
+      json?: unknown;
+      token?: string;
+      lang?: "cn" | "en";
+      ip?: string;
+    } = {},
+  ): Promise<{ status: number; body: Envelope<T> }> {
+    const headers: Record<string, string> = {};
+    if (opts.token) headers.cloudtoken = opts.token;
+    if (opts.lang) headers.cookie = `lang=${opts.lang}`;
+    let payload: string | undefined;
+    if (opts.form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      payload = new URLSearchParams(
+        Object.entries(opts.form).map(([k, v]): [string, string] => [k, String(v)]),
+      ).toString();
+    } else if (opts.json !== undefined) {
+      headers["content-type"] = "application/json";
+      payload = JSON.stringify(opts.json);
+    }
+    // Each call from its own address, like many clients; rate-limit tests pin one address.
+    const remoteAddress = opts.ip ?? `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const response = await app.inject({ method, url, headers, payload, remoteAddress });
+    return { status: response.statusCode, body: response.json() as Envelope<T> };
+  }
+
+  /** The last code the platform sent to `recipient`, read from the outbox as an operator would. */
+  async function lastCode(recipient: string): Promise<string> {
+    const [row] = await database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.recipient, recipient))
+      .orderBy(desc(notifications.id))
+      .limit(1);
+    const code = row?.body.match(/\b(\d{6})\b/)?.[1];
+    if (!code) throw new Error(`no code sent to ${recipient}`);
+    return code;
+  }
+
+  /** Registers and activates an e-mail account; returns its login token. */
+  async function signUp(email: string, password = "secret123", name = "Tester") {
+    const reg = await call("POST", "/api/user/v1/register", { form: { email, password, name } });
+    if (reg.body.hwcode !== 0) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
+    const code = await lastCode(email);
+    await call("POST", "/api/user/activeAccount", {
+      form: { activeAccount: email, SMSVerificationCode: code },
+    });
+    return login(email, password);
+  }
+
+  async function login(loginName: string, loginPwd: string, extra: Record<string, string> = {}) {
+    const res = await call<{ result: { token: string; userid: number } }>(
+      "POST",
+      "/api/user/login",
+      {
+        form: {
+          loginName,
+          loginPwd,
+          terminalUUID: `t-${Math.random()}`,
+          terminalName: "Vitest",
+          ...extra,
+        },
+      },
+    );
+    if (res.body.hwcode !== 0) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+    return res.body.hwdata.result.token;
+  }
+
+  return {
+    app,
+    db: database.db,
+    clock,
+    call,
+    lastCode,
+    signUp,
+    login,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+export type Harness = Awaited<ReturnType<typeof createHarness>>;

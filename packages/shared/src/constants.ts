@@ -1,0 +1,86 @@
+/** Business constants and limits of SPEC §9 — the only place these numbers live. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+export const PUSH_HEARTBEAT_MS = 15_000;
+export const PUSH_RECONNECT_MS = 5_000;
+export const LOGOUT_DELAY_MS = 1_000;
+export const LOGOUT_DELAY_SMS_ALARM_MS = 1_200;
+export const NOTIFICATION_DURATION_S = 3;
+export const RECLICK_GUARD_MS = 2_000;
+export const DEBOUNCE_MS = 250;
+export const INDICATOR_CLEAR_MS = 1_000;
+export const TITLE_SET_DELAY_MS = 1_000;
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** Lifetime of the login token cookie (and of a keep-login token). */
+export const TOKEN_COOKIE_DAYS = 30;
+/** Remembered account cookies (remember-me). */
+export const REMEMBER_ACCOUNT_DAYS = 3;
+export const COOKIE_DEFAULT_DAYS = 60;
+
+export const PAGE_SIZE = {
+  tokenList: 15,
+  alarms: 6,
+  whiteList: 6,
+  admins: 500,
+  validVisitors: 300,
+  smsLogs: 10,
+  deviceLists: 5000,
+} as const;
+
+export const LIMITS = {
+  groupName: { min: 1, max: 10 },
+  personName: { min: 2, max: 10 },
+  projectName: { min: 1, max: 20 },
+  projectDescription: { max: 50 },
+  remark: { max: 50 },
+  password: { min: 6, max: 20 },
+  visitMessage: { max: 15 },
+  mailReceiverName: { min: 1, max: 20 },
+  mailReceiverEmail: { min: 1, max: 30 },
+  phoneMinDigits: 6,
+} as const;
+
+export const BIND_RETRY_MINUTES = 5;
+export const LOCATION_REFRESH_PER_DAY = 5;
+export const CUSTOM_VISIT_MIN_MINUTES = 10;
+export const ALARM_POPUP_JUMP_MINUTES = 3;
+export const SMS_SINGLE_CHARS = 70;
+export const SMS_SEGMENT_CHARS = 67;
+export const UNREAD_BADGE_CAP = 99;
+export const DEFAULT_COUNTRY_CODE = "86";
+export const DATE_FORMAT = "YYYY-MM-DD HH:mm:ss";
+export const PROJECT_REPORT_COUNT_WEIGHT = 100_000;
+export const DEVICE_MACHINE_PORT = 8000;
+export const CLIENT_VERSIONS = {
+  web: "3.1.8",
+  mobile: "1.4.2",
+  mobileLowest: "1.1.0",
+  tv: "1.3.0",
+} as const;
+export const DROPDOWN_MAX_HEIGHT_PX = 360;
+export const STORAGE_VERSION = "v1.0";
+
+/** Verification codes — SPEC says 4 or 6 digits; the rest is our policy (docs/decisions.md). */
+export const VERIFICATION = {
+  digits: 6,
+  ttlMinutes: 10,
+  resendSeconds: 60,
+  maxWrongTries: 5,
+  smsDailyLimitPerPhone: 10,
+} as const;
+
+/** Login hardening: per-account lock after repeated wrong passwords. */
+export const LOGIN_LOCK = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 } as const;
+/** A token without keep-login lives one day; with keep-login, TOKEN_COOKIE_DAYS. */
+export const SESSION_TOKEN_HOURS = 24;
+
+export function formatUnreadBadge(count: number): string {
+  return count > UNREAD_BADGE_CAP ? `${UNREAD_BADGE_CAP}+` : String(count);
+}
+
+/** SPEC §5: up to 70 characters is one SMS; longer messages are billed per 67 characters. */
+export function smsSegments(text: string): number {
+  const length = [...text].length;
+  if (length <= SMS_SINGLE_CHARS) return 1;
+  return Math.ceil(length / SMS_SEGMENT_CHARS);
+}

@@ -1,0 +1,99 @@
+import type { Bilingual, Lang } from "./lang.ts";
+
+/**
+ * The hwcode catalogue (SPEC §8, ARCHITECTURE "The API contract"): every code the server can
+ * answer with and its zh/en text. Generic codes are numbers, business codes strings with
+ * their leading zeros. New business codes follow the shape module(2) 01 call(2) error(2+).
+ */
+export interface HwcodeEntry extends Bilingual {
+  code: number | string;
+}
+
+const entry = (code: number | string, zh: string, en: string): HwcodeEntry => ({ code, zh, en });
+
+export const HW = {
+  OK: entry(0, "成功", "Success"),
+  // Generic codes
+  TOKEN_INVALID: entry(
+    113,
+    "登录已失效，请重新登录",
+    "Invalid token (Token expired). Please log in again",
+  ),
+  WRONG_ROLE: entry(203, "角色不符", "Wrong role"),
+  BAD_REQUEST: entry(400, "请求参数错误", "Invalid request"),
+  NO_PERMISSION: entry(403, "用户没有权限", "User has no permission"),
+  NOT_FOUND: entry(404, "资源不存在", "Not found"),
+  CLOUD_EXPIRED: entry(416, "云服务已过期", "Cloud service expired"),
+  OPERATION_FAILED: entry(420, "操作失败", "Operation failed"),
+  RATE_LIMITED: entry(429, "请求过于频繁，请稍后再试", "Too many requests, please try again later"),
+  SERVER_ERROR: entry(500, "服务器接口错误", "Server-api Error"),
+  VISIT_TIMEOUT: entry(504, "云访问超时", "Cloud visit timeout"),
+  VISIT_PASSWORD_ERROR: entry(505, "密码错误", "Password error"),
+  TOO_FREQUENT: entry(507, "请求过于频繁", "Requests too frequent"),
+
+  // Accounts (module 07)
+  ACCOUNT_NOT_FOUND: entry("07010109", "用户不存在", "User not found"),
+  PASSWORD_ERROR: entry("07010110", "密码错误", "Password error"),
+  ACCOUNT_NOT_ACTIVATED: entry(
+    "07010111",
+    "账号尚未激活，请先完成验证",
+    "The account is not activated yet; please verify it first",
+  ),
+  ACCOUNT_LOCKED: entry(
+    "07010112",
+    "密码错误次数过多，账号已暂时锁定，请稍后再试",
+    "Too many wrong passwords; the account is locked for a while",
+  ),
+  ACCOUNT_EXISTS: entry("07010201", "手机号或邮箱已存在", "Phone or e-mail already exists"),
+  CODE_ERROR: entry("07010301", "验证码错误", "Code error"),
+  CODE_EXPIRED: entry("07010302", "验证码已失效，请重新获取", "Validation code expired"),
+  CODE_TOO_FREQUENT: entry(
+    "07010401",
+    "发送验证码过于频繁",
+    "Send verification code too frequently",
+  ),
+  SMS_DAILY_LIMIT: entry("07010402", "今日短信发送次数已达上限", "SMS daily limit exceeded"),
+  SAME_AS_CURRENT: entry(
+    "07010501",
+    "新的手机号或邮箱不能与当前相同",
+    "The new phone or e-mail must differ from the current one",
+  ),
+  TERMINAL_NOT_FOUND: entry("07010701", "终端不存在", "Terminal not found"),
+
+  // Codes SPEC §8 gives for later modules, kept here so the table stays the one place.
+  DEVICE_ALREADY_ADDED: entry("04010112", "设备已被添加", "Device already added"),
+  MACHINE_CODE_NOT_FOUND: entry(
+    "04010102",
+    "机器码不存在或设备缺少 Akey",
+    "Akey missing or machine code does not exist",
+  ),
+  DELETE_MACHINE_GONE: entry("040103010", "设备已删除", "Device already deleted"),
+  DELETE_MACHINE_NOT_BOUND: entry("04010307", "设备已解绑", "Device already unbound"),
+  EDIT_MACHINE_FAILED: entry("040104011", "修改设备失败", "Failed to edit the device"),
+  EDIT_MACHINE_CODE_EXISTS: entry("04010406", "机器码已存在", "Machine code already exists"),
+  EDIT_MACHINE_NOT_FOUND: entry("04010412", "设备不存在", "Device does not exist"),
+  VISIT_TIME_GONE: entry(
+    "01010408",
+    "访问时间已过期或终端已删除",
+    "Visit time already expired or terminal deleted",
+  ),
+  BKEY_ACCOUNT_NOT_FOUND: entry("01010304", "账号不存在", "Account not found"),
+  BKEY_EXISTS: entry("01010305", "Bkey 已存在", "Bkey already exists"),
+  PROJECT_USER_EXISTS: entry("08011007", "用户已在项目中", "User already in project"),
+  PROJECT_USER_NOT_FOUND: entry("08011006", "用户不存在", "User does not exist"),
+} as const satisfies Record<string, HwcodeEntry>;
+
+export type HwKey = keyof typeof HW;
+
+export function hwMessage(key: HwKey, lang: Lang): string {
+  return lang === "en" ? HW[key].en : HW[key].zh;
+}
+
+const byCode = new Map<string, HwKey>(
+  Object.entries(HW).map(([key, value]) => [String(value.code), key as HwKey]),
+);
+
+/** The catalogue entry for a code received on the wire (used by clients). */
+export function hwKeyOf(code: number | string): HwKey | undefined {
+  return byCode.get(String(code));
+}

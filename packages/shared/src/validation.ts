@@ -1,0 +1,36 @@
+import type { Bilingual, Lang } from "./lang.ts";
+
+/**
+ * Validation messages, referenced by key from the zod schemas so that the server (envelope
+ * `msg`) and the web forms show the same localized text.
+ */
+export const VALIDATION_MESSAGES = {
+  "v.required": { zh: "此项为必填项", en: "This field is required" },
+  "v.phone": { zh: "手机号格式错误", en: "Wrong phone format" },
+  "v.email": { zh: "邮箱格式错误", en: "Wrong e-mail format" },
+  "v.account": { zh: "请输入手机号或邮箱", en: "Enter a phone number or an e-mail" },
+  "v.countryCode": { zh: "国家区号格式错误", en: "Wrong country code" },
+  "v.password": { zh: "密码长度为 6-20 位", en: "Password must be 6-20 characters" },
+  "v.passwordMismatch": { zh: "两次输入的密码不一致", en: "The two passwords do not match" },
+  "v.personName": {
+    zh: "姓名为 2-10 个字符，不能包含特殊字符",
+    en: "Name must be 2-10 characters without special characters",
+  },
+  "v.code": { zh: "验证码为 4 或 6 位数字", en: "The code is 4 or 6 digits" },
+  "v.flag": { zh: "取值只能为 0 或 1", en: "The value must be 0 or 1" },
+  "v.page": { zh: "页码格式错误", en: "Wrong page number" },
+  "v.id": { zh: "编号格式错误", en: "Wrong id" },
+  "v.purpose": { zh: "验证码用途错误", en: "Unknown code purpose" },
+  "v.text": { zh: "内容过长", en: "Text too long" },
+} as const satisfies Record<string, Bilingual>;
+
+export type ValidationKey = keyof typeof VALIDATION_MESSAGES;
+
+export function isValidationKey(value: string): value is ValidationKey {
+  return value in VALIDATION_MESSAGES;
+}
+
+export function validationMessage(key: string, lang: Lang): string {
+  const text = isValidationKey(key) ? VALIDATION_MESSAGES[key] : VALIDATION_MESSAGES["v.required"];
+  return lang === "en" ? text.en : text.zh;
+}
