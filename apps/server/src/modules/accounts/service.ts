@@ -10,7 +10,7 @@ import {
   TOKEN_COOKIE_DAYS,
   type UserInfo,
 } from "@keyway/shared";
-import { and, count, desc, eq, gt, ne } from "drizzle-orm";
+import { and, count, desc, eq, gt, lte, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { AppError, fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -191,10 +191,16 @@ export function createAccountService(deps: {
         .update(users)
         .set({ failedLogins: 0, failedLoginsSince: null, lockedUntil: null })
         .where(eq(users.id, user.id));
-      // One token per terminal: logging in again from the same terminal replaces it.
+      // One token per terminal: logging in again from the same terminal replaces it;
+      // expired terminals of this user are pruned on the way.
       await tx
         .delete(terminals)
-        .where(and(eq(terminals.userId, user.id), eq(terminals.uuid, uuid)));
+        .where(
+          and(
+            eq(terminals.userId, user.id),
+            or(eq(terminals.uuid, uuid), lte(terminals.expiresAt, now)),
+          ),
+        );
       await tx.insert(terminals).values({
         userId: user.id,
         tokenHash: hashToken(token),
