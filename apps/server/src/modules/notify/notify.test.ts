@@ -55,13 +55,16 @@ describe("e-mail delivery", () => {
     closers.push(database.close);
     const clock = new ManualClock(new Date("2026-11-21T08:00:00Z"));
 
-    const first = await buildApp({
-      config: testConfig({ SMTP_URL: smtpUrl, WEB_DIST: "/nonexistent" }),
-      db: database.db,
-      clock,
-      senders: createSenders({ smtpUrl, mailFrom: "kw@keyway.local" }),
-      logger: false,
-    });
+    // One process of the platform on the shared database, sending to smtpUrl.
+    const boot = () =>
+      buildApp({
+        config: testConfig({ SMTP_URL: smtpUrl, WEB_DIST: "/nonexistent" }),
+        db: database.db,
+        clock,
+        senders: createSenders({ smtpUrl, mailFrom: "kw@keyway.local" }),
+        logger: false,
+      });
+    const first = await boot();
     const res = await first.inject({
       method: "POST",
       url: "/api/user/v1/register",
@@ -76,13 +79,7 @@ describe("e-mail delivery", () => {
 
     const smtp = await startSmtpServer(port);
     closers.push(smtp.close);
-    const second = await buildApp({
-      config: testConfig({ SMTP_URL: smtpUrl, WEB_DIST: "/nonexistent" }),
-      db: database.db,
-      clock,
-      senders: createSenders({ smtpUrl, mailFrom: "kw@keyway.local" }),
-      logger: false,
-    });
+    const second = await boot();
     closers.push(() => second.close());
     clock.advance(5 * 60_000); // past the back-off
     await second.services.notifier.deliverDue();
