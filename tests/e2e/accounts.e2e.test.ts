@@ -29,6 +29,13 @@ async function logIn(page: Page, opts: { keepLogin: boolean }) {
   await page.waitForSelector(tid("side-nav"));
 }
 
+async function logOut(page: Page) {
+  await page.click(tid("user-avatar"));
+  await page.locator(tid("user-panel")).waitFor({ state: "visible" });
+  await page.click(tid("logout"));
+  await page.waitForURL(/\/login/);
+}
+
 describe("accounts in the browser", () => {
   it("registers by e-mail with the mailed code, logs in, switches language and logs out", async () => {
     const context = await platform.browser.newContext();
@@ -47,7 +54,10 @@ describe("accounts in the browser", () => {
     expect(code).toBeDefined();
     await page.fill(tid("activate-code"), code!);
     await page.click(tid("activate-submit"));
-    await page.waitForURL(/\/login/);
+    // Activation logs the newcomer straight in.
+    await page.waitForSelector(tid("side-nav"));
+    await expect.poll(() => page.textContent(tid("user-name"))).toContain("Newcomer");
+    await logOut(page);
 
     await logIn(page, { keepLogin: false });
     await expect.poll(() => page.textContent(tid("user-name"))).toContain("Newcomer");
@@ -63,9 +73,7 @@ describe("accounts in the browser", () => {
     const sessionToken = (await context.cookies()).find((c) => c.name === "token");
     expect(sessionToken?.expires).toBe(-1);
 
-    await page.click(tid("user-avatar"));
-    await page.click(tid("logout"));
-    await page.waitForURL(/\/login/);
+    await logOut(page);
     expect((await context.cookies()).find((c) => c.name === "token")).toBeUndefined();
     // The old page cannot come back without logging in.
     await page.goto(platform.url("/safety?language=en"));

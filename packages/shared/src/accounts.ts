@@ -199,6 +199,31 @@ export interface TerminalEntry {
   current: boolean;
 }
 
+export type Channel = "sms" | "email";
+
+/** `POST /api/user/v1/register`: where the activation code went. */
+export interface RegisterResult {
+  account: string;
+  channel: Channel;
+}
+
+/** `GET /api/user/v1/confirmAccount`: the masked phone or e-mail. */
+export interface ConfirmAccountResult {
+  account: string;
+  channel: Channel;
+}
+
+/** `GET /api/operator/v1/outbox`: a notification the platform sent or keeps in the outbox. */
+export interface OutboxEntry {
+  id: number;
+  channel: "email" | "sms";
+  recipient: string;
+  subject: string;
+  body: string;
+  status: "pending" | "sent" | "outbox" | "failed";
+  createdAt: string;
+}
+
 export interface ListResult<T> {
   list: T[];
   total: number;

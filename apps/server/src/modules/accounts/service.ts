@@ -1,10 +1,12 @@
 import {
   type Brand,
   type CodePurpose,
+  type ConfirmAccountResult,
   type Lang,
   LOGIN_LOCK,
   maskPhone,
   normalizePhone,
+  type RegisterResult,
   SESSION_TOKEN_HOURS,
   type TerminalEntry,
   TOKEN_COOKIE_DAYS,
@@ -114,7 +116,7 @@ export function createAccountService(deps: {
       language: Lang;
     },
     context: RequestContext,
-  ) {
+  ): Promise<RegisterResult> {
     const passwordHash = await hashPassword(input.password);
     await db.transaction(async (tx) => {
       const existing = await findUser(input.account, tx);
@@ -244,7 +246,7 @@ export function createAccountService(deps: {
     return toUserInfo(await requireUser(userId));
   }
 
-  async function confirmAccount(account: AccountRef) {
+  async function confirmAccount(account: AccountRef): Promise<ConfirmAccountResult> {
     const user = await findUser(account);
     if (!user?.activatedAt) throw fail("ACCOUNT_NOT_FOUND");
     return {

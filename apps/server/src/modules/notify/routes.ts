@@ -1,4 +1,4 @@
-import { tokenInfoQuery } from "@keyway/shared";
+import { type OutboxEntry, tokenInfoQuery } from "@keyway/shared";
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { ok } from "../../http/envelope.ts";
@@ -25,15 +25,17 @@ export function notifyRoutes(
         request.query.pageSize,
       );
       return ok({
-        list: list.map((n) => ({
-          id: n.id,
-          channel: n.channel,
-          recipient: n.recipient,
-          subject: n.subject,
-          body: n.body,
-          status: n.status,
-          createdAt: n.createdAt.toISOString(),
-        })),
+        list: list.map(
+          (n): OutboxEntry => ({
+            id: n.id,
+            channel: n.channel,
+            recipient: n.recipient,
+            subject: n.subject,
+            body: n.body,
+            status: n.status,
+            createdAt: n.createdAt.toISOString(),
+          }),
+        ),
         total,
       });
     },

@@ -1,0 +1,45 @@
+import type {
+  CodePurpose,
+  checkEmailCodeBody,
+  checkSmsCodeBody,
+  sendEmailCodeBody,
+  sendSmsCodeBody,
+} from "@keyway/shared";
+import type { z } from "zod";
+import { api } from "./client.ts";
+import type { AccountRef } from "./user.ts";
+
+/** Verification codes (SPEC §7 /common/*). Purposes: register | reset | change. */
+export const commonApi = {
+  sendSmsCode: (body: z.output<typeof sendSmsCodeBody>) =>
+    api.post<unknown>("/common/mobSendMessage", body),
+  sendEmailCode: (body: z.output<typeof sendEmailCodeBody>) =>
+    api.post<unknown>("/common/emailCode", body),
+  checkSmsCode: (body: z.output<typeof checkSmsCodeBody>) =>
+    api.post<unknown>("/common/mobCheckCode", body),
+  checkEmailCode: (body: z.output<typeof checkEmailCodeBody>) =>
+    api.post<unknown>("/common/emailVerify", body),
+};
+
+/** Sends a code to a phone or an e-mail, whichever `account` is. */
+export function sendCode(account: AccountRef, purpose: CodePurpose): Promise<unknown> {
+  return "email" in account
+    ? commonApi.sendEmailCode({ email: account.email, purpose })
+    : commonApi.sendSmsCode({ phone: account.phone, countryCode: account.countryCode, purpose });
+}
+
+/** Checks a code sent to a phone or an e-mail. */
+export function checkCode(
+  account: AccountRef,
+  purpose: CodePurpose,
+  code: string,
+): Promise<unknown> {
+  return "email" in account
+    ? commonApi.checkEmailCode({ email: account.email, purpose, code })
+    : commonApi.checkSmsCode({
+        phone: account.phone,
+        countryCode: account.countryCode,
+        purpose,
+        code,
+      });
+}

@@ -1,0 +1,36 @@
+import { Layout, Spin } from "antd";
+import { Suspense } from "react";
+import { Navigate, Outlet } from "react-router";
+import { useUserInfo } from "../../api/hooks.ts";
+import { hasToken } from "../../lib/session.ts";
+import { PATHS } from "../../paths.ts";
+import { AppHeader } from "./AppHeader.tsx";
+import { SideNav } from "./SideNav.tsx";
+
+/** Main layout: header, side navigation, page. Without the token cookie → /login (SPEC §2). */
+export function MainLayout({ pages }: { pages: ReadonlySet<string> }) {
+  const authed = hasToken();
+  const userInfo = useUserInfo();
+  if (!authed) return <Navigate to={PATHS.login} replace />;
+  return (
+    <Layout className="kw-main">
+      <AppHeader user={userInfo.data} />
+      <Layout>
+        <Layout.Sider
+          width={224}
+          theme="light"
+          breakpoint="lg"
+          collapsedWidth={0}
+          className="kw-sider"
+        >
+          <SideNav pages={pages} />
+        </Layout.Sider>
+        <Layout.Content className="kw-content">
+          <Suspense fallback={<Spin className="kw-page-spin" />}>
+            <Outlet />
+          </Suspense>
+        </Layout.Content>
+      </Layout>
+    </Layout>
+  );
+}

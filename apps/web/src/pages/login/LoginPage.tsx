@@ -1,0 +1,299 @@
+import { LockOutlined, MailOutlined, MobileOutlined } from "@ant-design/icons";
+import { DEFAULT_COUNTRY_CODE, HW, loginByEmailForm, loginByPhoneForm } from "@keyway/shared";
+import { Alert, App, Button, Checkbox, Divider, Flex, Form, Input, Space, Tabs } from "antd";
+import { useMemo, useState } from "react";
+import { Link, useLocation, useNavigate } from "react-router";
+import { sendCode } from "../../api/common.ts";
+import { ApiError } from "../../api/errors.ts";
+import type { AccountRef } from "../../api/user.ts";
+import { AuthShell } from "../../components/AuthShell.tsx";
+import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { LANDING_ROUTE, PATHS } from "../../paths.ts";
+import { LOGIN_STATE, useAppStore } from "../../store/app.ts";
+import { ActivateStep } from "../register/ActivateStep.tsx";
+import { type Credentials, performLogin } from "./performLogin.ts";
+import { readRememberedAccount, rememberAccount } from "./remember.ts";
+
+type Tab = "phone" | "email";
+
+/** Optional router state from register / forgot-password: prefill the account. */
+export interface LoginPrefill {
+  tab: Tab;
+  loginName: string;
+  countryCode?: string;
+}
+
+interface LoginValues {
+  countryCode?: string;
+  phone?: string;
+  email?: string;
+  password?: string;
+  remember?: boolean;
+  keep?: boolean;
+}
+
+interface Pending {
+  account: AccountRef;
+  credentials: Credentials;
+  keep: boolean;
+}
+
+export function LoginPage() {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const remembered = useMemo(readRememberedAccount, []);
+  const prefill = (location.state as { prefill?: LoginPrefill } | null)?.prefill ?? remembered;
+
+  const [tab, setTab] = useState<Tab>(prefill?.tab ?? "phone");
+  const [form] = Form.useForm<LoginValues>();
+  const schema = tab === "phone" ? loginByPhoneForm : loginByEmailForm;
+  const rule = useZodRule(schema);
+
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [inactive, setInactive] = useState<Pending | null>(null);
+  const [activating, setActivating] = useState<{ justSent: boolean } | null>(null);
+  const [sendingActivation, setSendingActivation] = useState(false);
+
+  const initialValues: LoginValues = {
+    countryCode: prefill?.countryCode ?? DEFAULT_COUNTRY_CODE,
+    phone: prefill?.tab === "phone" ? prefill.loginName : undefined,
+    email: prefill?.tab === "email" ? prefill.loginName : undefined,
+    remember: remembered !== null,
+    keep: false,
+  };
+
+  const login = async (pending: Pending, remember: boolean) => {
+    setSubmitting(true);
+    setError(null);
+    try {
+      const result = await performLogin(pending.credentials, pending.keep);
+      rememberAccount(
+        remember
+          ? {
+              tab: "email" in pending.account ? "email" : "phone",
+              loginName: pending.credentials.loginName,
+              countryCode: pending.credentials.countryCode,
+            }
+          : null,
+      );
+      message.success(t("login.success", { name: result.name }));
+      navigate(LANDING_ROUTE, { replace: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.is(HW.ACCOUNT_NOT_ACTIVATED.code)) {
+        useAppStore.getState().setLoginState(LOGIN_STATE.needsActivation);
+        setInactive(pending);
+        setError(null);
+      } else {
+        setInactive(null);
+        if (!(e instanceof ApiError && e.kind === "session")) {
+          setError(e instanceof Error ? e.message : String(e));
+        }
+      }
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const onFinish = (values: LoginValues) => {
+    setInactive(null);
+    let pending: Pending;
+    if (tab === "phone") {
+      const v = parseForm(loginByPhoneForm, values);
+      pending = {
+        account: { phone: v.phone, countryCode: v.countryCode },
+        credentials: { loginName: v.phone, loginPwd: v.password, countryCode: v.countryCode },
+        keep: Boolean(values.keep),
+      };
+    } else {
+      const v = parseForm(loginByEmailForm, values);
+      pending = {
+        account: { email: v.email },
+        credentials: { loginName: v.email, loginPwd: v.password },
+        keep: Boolean(values.keep),
+      };
+    }
+    void login(pending, Boolean(values.remember));
+  };
+
+  const startActivation = async () => {
+    if (!inactive) return;
+    setSendingActivation(true);
+    try {
+      await sendCode(inactive.account, "register");
+      setActivating({ justSent: true });
+    } catch (e) {
+      // A code sent less than a minute ago is still valid: go on to the code step.
+      if (e instanceof ApiError && e.is(HW.CODE_TOO_FREQUENT.code)) {
+        message.warning(e.message);
+        setActivating({ justSent: true });
+      } else if (e instanceof Error) {
+        message.error(e.message);
+      }
+    } finally {
+      setSendingActivation(false);
+    }
+  };
+
+  if (inactive && activating) {
+    return (
+      <AuthShell title={t("login.activateTitle")}>
+        <ActivateStep
+          account={inactive.account}
+          codeJustSent={activating.justSent}
+          backLabel={t("login.backToLogin")}
+          onBack={() => setActivating(null)}
+          onActivated={async () => {
+            message.success(t("login.activated"));
+            setActivating(null);
+            await login(inactive, Boolean(form.getFieldValue("remember")));
+          }}
+        />
+      </AuthShell>
+    );
+  }
+
+  return (
+    <AuthShell title={t("login.title")} subtitle={t("login.subtitle")}>
+      <Tabs
+        activeKey={tab}
+        onChange={(key) => {
+          setTab(key as Tab);
+          setError(null);
+          setInactive(null);
+        }}
+        items={[
+          {
+            key: "phone",
+            label: <span data-testid="login-tab-phone">{t("login.tabPhone")}</span>,
+          },
+          {
+            key: "email",
+            label: <span data-testid="login-tab-email">{t("login.tabEmail")}</span>,
+          },
+        ]}
+      />
+      <Form
+        form={form}
+        size="large"
+        initialValues={initialValues}
+        onFinish={onFinish}
+        onValuesChange={() => error && setError(null)}
+        requiredMark={false}
+        autoComplete="on"
+      >
+        {tab === "phone" ? (
+          <Form.Item>
+            <Space.Compact block>
+              <Form.Item name="countryCode" noStyle>
+                <CountryCodeSelect data-testid="login-country" />
+              </Form.Item>
+              <Form.Item
+                name="phone"
+                noStyle
+                dependencies={["countryCode"]}
+                rules={[rule("phone")]}
+              >
+                <Input
+                  data-testid="login-phone"
+                  prefix={<MobileOutlined />}
+                  placeholder={t("placeholder.phone")}
+                  autoComplete="tel-national"
+                  inputMode="tel"
+                />
+              </Form.Item>
+            </Space.Compact>
+          </Form.Item>
+        ) : (
+          <Form.Item name="email" rules={[rule("email")]}>
+            <Input
+              data-testid="login-email"
+              prefix={<MailOutlined />}
+              placeholder={t("placeholder.email")}
+              autoComplete="email"
+              inputMode="email"
+            />
+          </Form.Item>
+        )}
+        <Form.Item name="password" rules={[rule("password")]}>
+          <Input.Password
+            data-testid="login-password"
+            prefix={<LockOutlined />}
+            placeholder={t("placeholder.password")}
+            autoComplete="current-password"
+          />
+        </Form.Item>
+        <Flex justify="space-between" align="center" className="kw-login-options">
+          <Space size="small">
+            <Form.Item name="remember" valuePropName="checked" noStyle>
+              <Checkbox data-testid="login-remember">{t("login.remember")}</Checkbox>
+            </Form.Item>
+            <Form.Item name="keep" valuePropName="checked" noStyle>
+              <Checkbox data-testid="login-keep">{t("login.keep")}</Checkbox>
+            </Form.Item>
+          </Space>
+          <Link to={PATHS.forgetPwd} data-testid="login-forgot">
+            {t("login.forgot")}
+          </Link>
+        </Flex>
+        {error && (
+          <Alert type="error" showIcon title={error} className="kw-mb" data-testid="login-error" />
+        )}
+        {inactive && (
+          <Alert
+            type="warning"
+            showIcon
+            className="kw-mb"
+            data-testid="login-inactive"
+            title={t("login.notActivated")}
+            action={
+              <Button
+                size="small"
+                type="primary"
+                loading={sendingActivation}
+                onClick={startActivation}
+                data-testid="login-activate"
+              >
+                {t("login.activateNow")}
+              </Button>
+            }
+          />
+        )}
+        <Button
+          type="primary"
+          htmlType="submit"
+          block
+          loading={submitting}
+          data-testid="login-submit"
+        >
+          {t("login.submit")}
+        </Button>
+      </Form>
+      <Divider plain className="kw-auth-divider">
+        {t("login.noAccount")}
+      </Divider>
+      <div className="kw-register-choices">
+        <Button
+          block
+          icon={<MobileOutlined />}
+          onClick={() => navigate(PATHS.register)}
+          data-testid="login-register-phone"
+        >
+          {t("login.registerPhone")}
+        </Button>
+        <Button
+          block
+          icon={<MailOutlined />}
+          onClick={() => navigate(PATHS.registerByEmail)}
+          data-testid="login-register-email"
+        >
+          {t("login.registerEmail")}
+        </Button>
+      </div>
+    </AuthShell>
+  );
+}

@@ -1,0 +1,149 @@
+import { changeEmailForm, changePhoneForm, DEFAULT_COUNTRY_CODE } from "@keyway/shared";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Alert, App, Form, Input, Space } from "antd";
+import { sendCode } from "../../api/common.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { userApi } from "../../api/user.ts";
+import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { FormModal } from "../../components/FormModal.tsx";
+import { SendCodeButton } from "../../components/SendCodeButton.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { useCountdown } from "../../lib/useCountdown.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { USER_STATE, type UserState, useAppStore } from "../../store/app.ts";
+
+interface Props {
+  kind: "phone" | "email";
+  open: boolean;
+  title: string;
+  currentCountryCode?: string;
+  onClose: () => void;
+}
+
+/**
+ * Change the account phone or e-mail: the code goes to the NEW address (purpose "change"),
+ * then PUT /user/v1/account with it.
+ */
+export function ChangeAccountModal({ kind, open, title, currentCountryCode, onClose }: Props) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm();
+  const schema = kind === "phone" ? changePhoneForm : changeEmailForm;
+  const rule = useZodRule(schema);
+  const countdown = useCountdown();
+  const change = useMutation({ mutationFn: userApi.changeAccount });
+
+  const send = async () => {
+    const fields = kind === "phone" ? ["countryCode", "phone"] : ["email"];
+    const values = await form.validateFields(fields);
+    if (kind === "phone") {
+      const phone = String(values.phone).trim();
+      await sendCode({ phone, countryCode: values.countryCode }, "change");
+    } else {
+      await sendCode({ email: String(values.email).trim() }, "change");
+    }
+    message.success(t("common.codeSent"));
+  };
+
+  const close = () => {
+    countdown.reset();
+    onClose();
+  };
+
+  return (
+    <FormModal
+      title={title}
+      open={open}
+      onClose={close}
+      form={form}
+      submitting={change.isPending}
+      submitTestId={`change-${kind}-submit`}
+    >
+      <Form
+        form={form}
+        layout="vertical"
+        requiredMark={false}
+        initialValues={{ countryCode: currentCountryCode || DEFAULT_COUNTRY_CODE }}
+        onFinish={async (values) => {
+          let done: UserState;
+          try {
+            if (kind === "phone") {
+              const v = parseForm(changePhoneForm, values);
+              await change.mutateAsync({
+                phone: v.phone,
+                countryCode: v.countryCode,
+                code: v.code,
+              });
+              done = USER_STATE.phoneChanged;
+            } else {
+              const v = parseForm(changeEmailForm, values);
+              await change.mutateAsync({ email: v.email, code: v.code });
+              done = USER_STATE.emailChanged;
+            }
+          } catch {
+            return;
+          }
+          useAppStore.getState().setUserState(done);
+          message.success(kind === "phone" ? t("safety.phoneChanged") : t("safety.emailChanged"));
+          await queryClient.invalidateQueries({ queryKey: queryKeys.userInfo });
+          close();
+        }}
+      >
+        <Alert
+          type="info"
+          showIcon
+          className="kw-mb"
+          title={kind === "phone" ? t("safety.codeToNewPhone") : t("safety.codeToNewEmail")}
+        />
+        {kind === "phone" ? (
+          <Form.Item label={t("safety.newPhone")} required>
+            <Space.Compact block>
+              <Form.Item name="countryCode" noStyle>
+                <CountryCodeSelect data-testid="change-phone-country" />
+              </Form.Item>
+              <Form.Item
+                name="phone"
+                noStyle
+                dependencies={["countryCode"]}
+                rules={[rule("phone")]}
+              >
+                <Input
+                  data-testid="change-phone-input"
+                  placeholder={t("placeholder.phone")}
+                  inputMode="tel"
+                />
+              </Form.Item>
+            </Space.Compact>
+          </Form.Item>
+        ) : (
+          <Form.Item name="email" label={t("safety.newEmail")} rules={[rule("email")]}>
+            <Input
+              data-testid="change-email-input"
+              placeholder={t("placeholder.email")}
+              inputMode="email"
+            />
+          </Form.Item>
+        )}
+        <Form.Item label={t("field.code")} required>
+          <Space.Compact block>
+            <Form.Item name="code" noStyle rules={[rule("code")]}>
+              <Input
+                data-testid={`change-${kind}-code`}
+                placeholder={t("placeholder.code")}
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+              />
+            </Form.Item>
+            <SendCodeButton
+              testId={`change-${kind}-send-code`}
+              countdown={countdown}
+              onSend={send}
+            />
+          </Space.Compact>
+        </Form.Item>
+      </Form>
+    </FormModal>
+  );
+}

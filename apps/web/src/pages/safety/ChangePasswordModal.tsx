@@ -1,0 +1,71 @@
+import { changePasswordForm } from "@keyway/shared";
+import { useMutation } from "@tanstack/react-query";
+import { App, Form, Input } from "antd";
+import { userApi } from "../../api/user.ts";
+import { FormModal } from "../../components/FormModal.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { USER_STATE, useAppStore } from "../../store/app.ts";
+
+export function ChangePasswordModal(props: { open: boolean; onClose: () => void }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const [form] = Form.useForm();
+  const rule = useZodRule(changePasswordForm);
+  const change = useMutation({ mutationFn: userApi.changePassword });
+
+  return (
+    <FormModal
+      title={t("safety.changePassword")}
+      open={props.open}
+      onClose={props.onClose}
+      form={form}
+      submitting={change.isPending}
+      submitTestId="change-password-submit"
+    >
+      <Form
+        form={form}
+        layout="vertical"
+        requiredMark={false}
+        onFinish={async (values) => {
+          const v = parseForm(changePasswordForm, values);
+          try {
+            await change.mutateAsync({ oldPwd: v.oldPwd, newPwd: v.password });
+          } catch {
+            return;
+          }
+          useAppStore.getState().setUserState(USER_STATE.passwordChanged);
+          message.success(t("safety.passwordChanged"));
+          props.onClose();
+        }}
+      >
+        <Form.Item name="oldPwd" label={t("field.oldPassword")} rules={[rule("oldPwd")]}>
+          <Input.Password
+            data-testid="change-password-old"
+            placeholder={t("placeholder.oldPassword")}
+            autoComplete="current-password"
+          />
+        </Form.Item>
+        <Form.Item name="password" label={t("field.newPassword")} rules={[rule("password")]}>
+          <Input.Password
+            data-testid="change-password-new"
+            placeholder={t("placeholder.newPassword")}
+            autoComplete="new-password"
+          />
+        </Form.Item>
+        <Form.Item
+          name="confirmPassword"
+          label={t("field.confirmPassword")}
+          dependencies={["password"]}
+          rules={[rule("confirmPassword")]}
+        >
+          <Input.Password
+            data-testid="change-password-confirm"
+            placeholder={t("placeholder.confirmPassword")}
+            autoComplete="new-password"
+          />
+        </Form.Item>
+      </Form>
+    </FormModal>
+  );
+}

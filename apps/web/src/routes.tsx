@@ -1,0 +1,59 @@
+import { createBrowserRouter, Navigate, Outlet, type RouteObject, useLocation } from "react-router";
+import { TitleSync } from "./brand/TitleSync.tsx";
+import { LanguageSync } from "./components/LanguageSync.tsx";
+import { LANGUAGE_PARAM } from "./i18n/index.ts";
+import { registerNavigate } from "./lib/navigation.ts";
+import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
+import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
+import { MainLayout } from "./pages/layout/MainLayout.tsx";
+import { LoginPage } from "./pages/login/LoginPage.tsx";
+import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
+import { RegisterPage } from "./pages/register/RegisterPage.tsx";
+import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
+import { LANDING_ROUTE, PATHS } from "./paths.ts";
+
+/**
+ * Pages under the main layout. The side navigation shows an entry only when its path is here
+ * ("an entry appears when its page exists").
+ */
+const mainPages: RouteObject[] = [{ path: PATHS.safety, element: <SafetyPage /> }];
+const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
+
+function RootShell() {
+  return (
+    <>
+      <LanguageSync />
+      <TitleSync />
+      <Outlet />
+    </>
+  );
+}
+
+/** Unknown paths go to /login (SPEC §2), keeping an explicit ?language=. */
+function ToLogin() {
+  const { search } = useLocation();
+  const language = new URLSearchParams(search).get(LANGUAGE_PARAM);
+  const query = language ? `?${LANGUAGE_PARAM}=${encodeURIComponent(language)}` : "";
+  return <Navigate to={`${PATHS.login}${query}`} replace />;
+}
+
+export const router = createBrowserRouter([
+  {
+    element: <RootShell />,
+    children: [
+      { path: PATHS.login, element: <LoginPage /> },
+      { path: PATHS.register, element: <RegisterPage key="phone" by="phone" /> },
+      { path: PATHS.registerByEmail, element: <RegisterPage key="email" by="email" /> },
+      { path: PATHS.forgetPwd, element: <ForgetPwdPage /> },
+      { path: PATHS.loginTimeout, element: <LoginTimeoutPage /> },
+      { path: PATHS.backManage, element: <BackManagePage /> },
+      { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
+      { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },
+      { path: "*", element: <ToLogin /> },
+    ],
+  },
+]);
+
+registerNavigate((to, options) => {
+  void router.navigate(to, options);
+});
