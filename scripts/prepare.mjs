@@ -27,8 +27,8 @@ export function ensureInstalled() {
   const marker = path.join(root, "node_modules", ".package-lock.json");
   const lock = path.join(root, "package-lock.json");
   if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
-    console.log("Installing packages (npm ci) ...");
-    run("npm", ["ci", "--no-audit", "--no-fund"]);
+    console.log("Installing packages ...");
+    run("npm", ["install", "--no-audit", "--no-fund"]);
   }
 }
 
