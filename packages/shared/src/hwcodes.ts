@@ -72,6 +72,33 @@ export const HW = {
   EDIT_MACHINE_FAILED: entry("040104011", "修改设备失败", "Failed to edit the device"),
   EDIT_MACHINE_CODE_EXISTS: entry("04010406", "机器码已存在", "Machine code already exists"),
   EDIT_MACHINE_NOT_FOUND: entry("04010412", "设备不存在", "Device does not exist"),
+  DEVICE_PASSWORD_ERROR: entry("04010103", "设备密码错误", "Wrong device password"),
+
+  // Groups (module 04, calls 10-13)
+  GROUP_EXISTS: entry("04011001", "该分组已存在", "The group already exists"),
+  GROUP_LIMIT: entry(
+    "04011002",
+    "分组数量已达上限",
+    "You have reached the upper limit of groups",
+  ),
+  GROUP_NOT_FOUND: entry("04011101", "分组不存在", "The group does not exist"),
+  GROUP_NOT_EMPTY: entry("04011201", "请先删除分组内的所有设备", "Please delete all devices first"),
+
+  // Enterprises and the back-office (module 06)
+  ENTERPRISE_NOT_FOUND: entry("06010101", "企业不存在", "The enterprise does not exist"),
+  NO_MANAGEMENT_ACCESS: entry(
+    "06010201",
+    "无权访问管理界面",
+    "No access to the management interface",
+  ),
+  MEMBER_EXISTS: entry("06010301", "该用户已是成员", "The user is already a member"),
+  MEMBER_NOT_FOUND: entry("06010302", "成员不存在", "The member does not exist"),
+  DEVICE_IN_OTHER_ENTERPRISE: entry(
+    "06010401",
+    "设备已属于其他企业",
+    "The device already belongs to another enterprise",
+  ),
+
   VISIT_TIME_GONE: entry(
     "01010408",
     "访问时间已过期或终端已删除",

@@ -7,3 +7,4 @@ export * from "./hwcodes.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./validation.ts";
+export * from "./devices.ts";

@@ -22,6 +22,19 @@ export const VALIDATION_MESSAGES = {
   "v.id": { zh: "编号格式错误", en: "Wrong id" },
   "v.purpose": { zh: "验证码用途错误", en: "Unknown code purpose" },
   "v.text": { zh: "内容过长", en: "Text too long" },
+  "v.machineName": {
+    zh: "设备名称不能为空，不能包含特殊字符，且不超过 20 个字符",
+    en: "The device name cannot be empty, contain special characters or exceed 20 characters",
+  },
+  "v.machineCode": { zh: "机器码格式错误", en: "Wrong machine code format" },
+  "v.remark": { zh: "备注不能超过 50 个字符", en: "The remark cannot exceed 50 characters" },
+  "v.groupName": {
+    zh: "分组名称为 1-10 个字符，不能包含特殊字符",
+    en: "Group names are 1-10 characters without special characters",
+  },
+  "v.count": { zh: "数量为 1-1000", en: "The count must be 1-1000" },
+  "v.enterpriseName": { zh: "企业名称为 2-40 个字符", en: "Enterprise names are 2-40 characters" },
+  "v.memberKind": { zh: "成员类型错误", en: "Unknown member kind" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;
