@@ -76,11 +76,7 @@ export const HW = {
 
   // Groups (module 04, calls 10-13)
   GROUP_EXISTS: entry("04011001", "该分组已存在", "The group already exists"),
-  GROUP_LIMIT: entry(
-    "04011002",
-    "分组数量已达上限",
-    "You have reached the upper limit of groups",
-  ),
+  GROUP_LIMIT: entry("04011002", "分组数量已达上限", "You have reached the upper limit of groups"),
   GROUP_NOT_FOUND: entry("04011101", "分组不存在", "The group does not exist"),
   GROUP_NOT_EMPTY: entry("04011201", "请先删除分组内的所有设备", "Please delete all devices first"),
 
