@@ -21,6 +21,10 @@ import { type Clock, systemClock } from "./infra/clock.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
+import { deviceRoutes } from "./modules/devices/routes.ts";
+import { createDeviceService } from "./modules/devices/service.ts";
+import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
+import { createEnterpriseService } from "./modules/enterprises/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
@@ -91,12 +95,20 @@ export async function buildApp(deps: AppDeps) {
     secretKey: config.SECRET_KEY,
   });
   const accounts = createAccountService({ db, clock, verification });
+  const devices = createDeviceService({ db, clock });
+  const enterprises = createEnterpriseService({
+    db,
+    clock,
+    findUser: (ref) => accounts.findUser(ref),
+  });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
   await app.register(async (api) => {
     accountRoutes(api, { accounts, auth });
     notifyRoutes(api, { notifier, operator });
+    deviceRoutes(api, { devices, auth, operator });
+    enterpriseRoutes(api, { enterprises, auth });
   });
 
   await serveWeb(app, config.WEB_DIST);
@@ -105,7 +117,9 @@ export async function buildApp(deps: AppDeps) {
     senders.close();
   });
 
-  return Object.assign(app, { services: { accounts, notifier, verification } });
+  return Object.assign(app, {
+    services: { accounts, notifier, verification, devices, enterprises },
+  });
 }
 
 /** The built SPA, with its routes falling back to index.html; API paths answer 404 envelopes. */

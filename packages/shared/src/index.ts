@@ -5,6 +5,7 @@ export * from "./devices.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";
 export * from "./hwcodes.ts";
+export * from "./icons.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./validation.ts";

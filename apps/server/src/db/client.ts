@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -29,11 +29,48 @@ export async function openDatabase(opts: { url?: string; dataDir?: string }): Pr
     await migratePg(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
   }
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const unlock = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite();
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+  return {
+    db: db as unknown as Db,
+    kind: "pglite",
+    close: async () => {
+      await client.close();
+      unlock();
+    },
+  };
+}
+
+export class DataDirLockedError extends Error {}
+
+/**
+ * PGlite's files belong to one process at a time: a second process (a CLI while the server
+ * runs) is refused instead of corrupting them.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, "keyway.lock");
+  if (existsSync(lockFile)) {
+    const pid = Number(readFileSync(lockFile, "utf8"));
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new DataDirLockedError(
+        `The embedded database in ${dataDir} is in use by process ${pid} (is the server running?).`,
+      );
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return () => rmSync(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export { schema };

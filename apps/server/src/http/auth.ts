@@ -23,7 +23,7 @@ export function tokenOf(request: FastifyRequest): string | undefined {
   return value || request.cookies?.token || undefined;
 }
 
-/** preHandler: 401 with hwcode 113 for a missing, unknown or expired token. */
+/** Route guard (run as preValidation, so a bad token is refused before the body is judged): 401 with hwcode 113 for a missing, unknown or expired token. */
 export function requireUser(resolve: ResolveToken) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = tokenOf(request);
@@ -37,7 +37,7 @@ export function requireOperator(resolve: ResolveToken) {
   const user = requireUser(resolve);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     await user(request, reply);
-    if (request.caller?.role !== "operator") throw new AppError("NO_PERMISSION");
+    if (request.caller?.role !== "operator") throw new AppError("NO_MANAGEMENT_ACCESS");
   };
 }
 

@@ -625,7 +625,10 @@ describe("operator outbox", () => {
     await seedDemo(h.app.services.accounts);
     const user = await h.login("demo@keyway.local", "demo1234");
     const refused = await h.call("GET", "/api/operator/v1/outbox", { token: user, lang: "en" });
-    expect(refused.body).toMatchObject({ hwcode: 403, msg: "User has no permission" });
+    expect(refused.body).toMatchObject({
+      hwcode: "06010201",
+      msg: "No access to the management interface",
+    });
     const operator = await h.login("operator@keyway.local", "operator123");
     const outbox = await h.call("GET", "/api/operator/v1/outbox?page=1&pageSize=5", {
       token: operator,

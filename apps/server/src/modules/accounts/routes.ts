@@ -83,9 +83,9 @@ export function accountRoutes(
       schema: {
         tags,
         summary: "Log out this terminal",
-        body: z.object({ token: z.string().optional() }).optional(),
+        body: z.object({ token: z.string().optional() }).nullish(),
       },
-      preHandler: auth,
+      preValidation: auth,
     },
     async (request) => {
       await accounts.logout(callerOf(request).terminalId);
@@ -243,20 +243,20 @@ export function accountRoutes(
       method,
       url: "/api/user/selectInfo",
       schema: { tags, summary: "The caller's account information" },
-      preHandler: auth,
+      preValidation: auth,
       handler: async (request) => ok(await accounts.userInfo(callerOf(request).userId)),
     });
   }
 
   r.post(
     "/api/user/getUserId",
-    { schema: { tags, summary: "The caller's user id" }, preHandler: auth },
+    { schema: { tags, summary: "The caller's user id" }, preValidation: auth },
     async (request) => ok({ userid: callerOf(request).userId }),
   );
 
   r.put(
     "/api/user/v1/userName",
-    { schema: { tags, summary: "Change the name", body: userNameBody }, preHandler: auth },
+    { schema: { tags, summary: "Change the name", body: userNameBody }, preValidation: auth },
     async (request) => {
       await accounts.changeName(callerOf(request).userId, request.body.name);
       return ok(null);
@@ -271,7 +271,7 @@ export function accountRoutes(
         summary: "Change the phone or e-mail (code sent to the new one)",
         body: changeAccountBody,
       },
-      preHandler: auth,
+      preValidation: auth,
     },
     async (request) => {
       await accounts.changeAccount(
@@ -291,7 +291,7 @@ export function accountRoutes(
         summary: "Change the password (other terminals are logged out)",
         body: changeLoginPwdBody,
       },
-      preHandler: auth,
+      preValidation: auth,
       config: LOGIN_LIMIT,
     },
     async (request) => {
@@ -304,7 +304,7 @@ export function accountRoutes(
     "/api/user/v1/hideMap",
     {
       schema: { tags, summary: "Hide or show the cloud map", body: hideMapBody },
-      preHandler: auth,
+      preValidation: auth,
     },
     async (request) => {
       await accounts.setHideMap(callerOf(request).userId, request.body.hideMap);
@@ -316,7 +316,7 @@ export function accountRoutes(
     "/api/user/v1/tokenInfo",
     {
       schema: { tags, summary: "Terminals logged in to this account", querystring: tokenInfoQuery },
-      preHandler: auth,
+      preValidation: auth,
     },
     async (request) =>
       ok(
@@ -328,7 +328,7 @@ export function accountRoutes(
     "/api/user/v1/tokenInfo/:id",
     {
       schema: { tags, summary: "Delete a terminal: its session ends", params: terminalIdParams },
-      preHandler: auth,
+      preValidation: auth,
     },
     async (request) => {
       await accounts.deleteTerminal(callerOf(request).userId, request.params.id);
@@ -340,7 +340,7 @@ export function accountRoutes(
     "/api/user/v1/passVerify",
     {
       schema: { tags, summary: "Check the caller's password", querystring: passVerifyQuery },
-      preHandler: auth,
+      preValidation: auth,
       config: LOGIN_LIMIT,
     },
     async (request) => {
@@ -366,7 +366,7 @@ export function accountRoutes(
     "/api/v1/users/account",
     {
       schema: { tags, summary: "Delete the caller's account", body: deleteAccountBody },
-      preHandler: auth,
+      preValidation: auth,
       config: LOGIN_LIMIT,
     },
     async (request) => {

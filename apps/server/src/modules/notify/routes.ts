@@ -17,7 +17,7 @@ export function notifyRoutes(
         summary: "Outgoing e-mails and SMS",
         querystring: tokenInfoQuery,
       },
-      preHandler: deps.operator,
+      preValidation: deps.operator,
     },
     async (request) => {
       const { list, total } = await deps.notifier.listOutbox(

@@ -1,0 +1,398 @@
+import { randomBytes, randomInt } from "node:crypto";
+import {
+  type DeviceGroup,
+  GROUP_LIMIT,
+  type LimitAuthority,
+  type Machine,
+  machineIconFor,
+  machineIconUrl,
+  type ProvisionedDevice,
+} from "@keyway/shared";
+import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { fail } from "../../http/envelope.ts";
+import type { Clock } from "../../infra/clock.ts";
+import { hashPassword, hashToken, verifyPassword } from "../../infra/crypto.ts";
+import { enterpriseDevices } from "../enterprises/schema.ts";
+import { type Device, type DeviceLink, deviceGroups, deviceLinks, devices } from "./schema.ts";
+
+const CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: no I, L, O, U
+const PASSWORD_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz";
+
+function randomFrom(alphabet: string, length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+/** "KW-XXXXX-XXXXX": 50 random bits, easy to read aloud and type. */
+export function newMachineCode(): string {
+  return `KW-${randomFrom(CODE_ALPHABET, 5)}-${randomFrom(CODE_ALPHABET, 5)}`;
+}
+
+const AUTHORITY: Record<DeviceLink["role"], LimitAuthority> = { akey: 3, bkey: 2, user: 2 };
+
+/** The SPEC's Machine as the wire shows it, from a device and the viewer's link to it. */
+export function toMachine(
+  device: Device,
+  view: {
+    link?: Pick<DeviceLink, "role" | "name" | "alias" | "remark" | "groupId" | "createdAt"> | null;
+    groupName?: string | null;
+    eid?: number;
+    name?: string;
+    maintenanceRemark?: string;
+    groupId?: number | null;
+  } = {},
+): Machine {
+  const name = view.link?.name ?? view.name ?? device.code;
+  return {
+    machine_id: device.id,
+    machine_code: device.code,
+    machine_name: name,
+    machine_remark: view.link?.remark ?? "",
+    alias: view.link?.alias ?? "",
+    maintenance_remark: view.maintenanceRemark ?? "",
+    limit_authority: view.link ? AUTHORITY[view.link.role] : 0,
+    check_type: device.checkType === 1 ? 1 : 0,
+    cloud_service: device.cloudService ? 1 : 0,
+    groups: (view.link ? view.link.groupId : view.groupId) ?? 0,
+    group_name: view.groupName ?? "",
+    state: device.online ? 1 : 0,
+    online: device.online,
+    model: device.model,
+    version: device.version,
+    ip: device.ip,
+    iccid_num: device.iccid,
+    eid: view.eid ?? 0,
+    hasPasswd: 1,
+    lat: device.lat,
+    lng: device.lng,
+    address: device.address,
+    icon: machineIconUrl(machineIconFor(device.model, name)),
+    created_at: (view.link?.createdAt ?? device.createdAt).toISOString(),
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e?.code === "23505" || e?.cause?.code === "23505";
+}
+
+export type DeviceService = ReturnType<typeof createDeviceService>;
+
+/** Devices in a user's personal context, their groups, and the operator's registry. */
+export function createDeviceService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function provision(count: number, model = ""): Promise<ProvisionedDevice[]> {
+    const issued: ProvisionedDevice[] = [];
+    const now = clock.now();
+    // Hash in small parallel batches: argon2 runs on libuv's pool.
+    for (let start = 0; start < count; start += 8) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(8, count - start) }, async () => {
+          const deviceSecret = randomBytes(32).toString("base64url");
+          const devicePassword = randomFrom(PASSWORD_ALPHABET, 10);
+          return {
+            machineCode: newMachineCode(),
+            deviceSecret,
+            devicePassword,
+            model,
+            passwordHash: await hashPassword(devicePassword),
+          };
+        }),
+      );
+      const rows = await db
+        .insert(devices)
+        .values(
+          batch.map((b) => ({
+            code: b.machineCode,
+            model,
+            secretHash: hashToken(b.deviceSecret),
+            passwordHash: b.passwordHash,
+            createdAt: now,
+          })),
+        )
+        .onConflictDoNothing()
+        .returning({ code: devices.code });
+      const inserted = new Set(rows.map((r) => r.code));
+      for (const b of batch) {
+        if (inserted.has(b.machineCode)) {
+          issued.push({
+            machineCode: b.machineCode,
+            deviceSecret: b.deviceSecret,
+            devicePassword: b.devicePassword,
+            model,
+          });
+        }
+      }
+    }
+    // A code collision (1 in 2^50) just issues one fewer; top up.
+    if (issued.length < count) issued.push(...(await provision(count - issued.length, model)));
+    return issued;
+  }
+
+  async function findByCode(code: string): Promise<Device | undefined> {
+    const [device] = await db.select().from(devices).where(eq(devices.code, code)).limit(1);
+    return device;
+  }
+
+  async function requireGroup(userId: number, groupId: number | undefined): Promise<number | null> {
+    if (!groupId) return null;
+    const [group] = await db
+      .select({ id: deviceGroups.id })
+      .from(deviceGroups)
+      .where(and(eq(deviceGroups.id, groupId), eq(deviceGroups.userId, userId)))
+      .limit(1);
+    if (!group) throw fail("GROUP_NOT_FOUND");
+    return group.id;
+  }
+
+  async function add(
+    userId: number,
+    input: { name: string; code: string; password: string; groupId?: number },
+  ): Promise<Machine> {
+    const device = await findByCode(input.code);
+    if (!device) throw fail("MACHINE_CODE_NOT_FOUND");
+    if (!(await verifyPassword(device.passwordHash, input.password))) {
+      throw fail("DEVICE_PASSWORD_ERROR");
+    }
+    const groupId = await requireGroup(userId, input.groupId);
+    const [taken] = await db
+      .select({ id: deviceLinks.id })
+      .from(deviceLinks)
+      .where(and(eq(deviceLinks.deviceId, device.id), eq(deviceLinks.role, "akey")))
+      .limit(1);
+    const [held] = await db
+      .select({ id: enterpriseDevices.deviceId })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.deviceId, device.id), eq(enterpriseDevices.type, 1)))
+      .limit(1);
+    if (taken || held) throw fail("DEVICE_ALREADY_ADDED");
+    try {
+      const [link] = await db
+        .insert(deviceLinks)
+        .values({
+          deviceId: device.id,
+          userId,
+          role: "akey",
+          name: input.name,
+          groupId,
+          createdAt: clock.now(),
+        })
+        .returning();
+      return toMachine(device, { link });
+    } catch (error) {
+      // Two users adding the same device at once: the one-Akey index decides.
+      if (isUniqueViolation(error)) throw fail("DEVICE_ALREADY_ADDED");
+      throw error;
+    }
+  }
+
+  const personalColumns = {
+    device: devices,
+    link: deviceLinks,
+    groupName: deviceGroups.name,
+  };
+
+  async function list(userId: number, filter: { groupId?: number; search?: string } = {}) {
+    const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
+    if (filter.groupId) conditions.push(eq(deviceLinks.groupId, filter.groupId));
+    if (filter.search) {
+      const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      conditions.push(
+        or(
+          ilike(deviceLinks.name, pattern),
+          ilike(devices.code, pattern),
+          ilike(deviceLinks.alias, pattern),
+          ilike(deviceLinks.remark, pattern),
+        ) as SQL,
+      );
+    }
+    const rows = await db
+      .select(personalColumns)
+      .from(deviceLinks)
+      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+      .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
+      .where(and(...conditions))
+      .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id));
+    const list = rows.map((r) => toMachine(r.device, { link: r.link, groupName: r.groupName }));
+    return { list, total: list.length };
+  }
+
+  async function requireLink(userId: number, deviceId: number) {
+    const [row] = await db
+      .select(personalColumns)
+      .from(deviceLinks)
+      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+      .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
+      .where(and(eq(deviceLinks.userId, userId), eq(deviceLinks.deviceId, deviceId)))
+      .limit(1);
+    // Another user's device and a missing device look the same.
+    if (!row) throw fail("EDIT_MACHINE_NOT_FOUND");
+    return row;
+  }
+
+  async function detail(userId: number, deviceId: number): Promise<Machine> {
+    const row = await requireLink(userId, deviceId);
+    return toMachine(row.device, { link: row.link, groupName: row.groupName });
+  }
+
+  async function roleInfo(userId: number, deviceId: number) {
+    const [link] = await db
+      .select({ role: deviceLinks.role })
+      .from(deviceLinks)
+      .where(and(eq(deviceLinks.userId, userId), eq(deviceLinks.deviceId, deviceId)))
+      .limit(1);
+    return {
+      limit_authority: link ? AUTHORITY[link.role] : 0,
+      role: link?.role ?? ("none" as const),
+    };
+  }
+
+  async function update(
+    userId: number,
+    input: { deviceId: number; name: string; remark?: string; alias?: string; groupId?: number },
+  ): Promise<Machine> {
+    await requireLink(userId, input.deviceId);
+    const groupId =
+      input.groupId === undefined ? undefined : await requireGroup(userId, input.groupId);
+    await db
+      .update(deviceLinks)
+      .set({
+        name: input.name,
+        ...(input.remark !== undefined && { remark: input.remark }),
+        ...(input.alias !== undefined && { alias: input.alias }),
+        ...(groupId !== undefined && { groupId }),
+      })
+      .where(and(eq(deviceLinks.userId, userId), eq(deviceLinks.deviceId, input.deviceId)));
+    return detail(userId, input.deviceId);
+  }
+
+  /**
+   * Removes the device from the user's list. When the Akey deletes it the device is unbound:
+   * every identity on it goes, and it can be added again.
+   */
+  async function remove(userId: number, deviceId: number): Promise<void> {
+    const [link] = await db
+      .select()
+      .from(deviceLinks)
+      .where(and(eq(deviceLinks.userId, userId), eq(deviceLinks.deviceId, deviceId)))
+      .limit(1);
+    if (!link) {
+      const [device] = await db
+        .select({ id: devices.id })
+        .from(devices)
+        .where(eq(devices.id, deviceId));
+      throw fail(device ? "DELETE_MACHINE_NOT_BOUND" : "DELETE_MACHINE_GONE");
+    }
+    if (link.role === "akey") {
+      await db.delete(deviceLinks).where(eq(deviceLinks.deviceId, deviceId));
+    } else {
+      await db.delete(deviceLinks).where(eq(deviceLinks.id, link.id));
+    }
+  }
+
+  async function state(userId: number, code: string) {
+    const [row] = await db
+      .select({ online: devices.online })
+      .from(devices)
+      .innerJoin(deviceLinks, eq(deviceLinks.deviceId, devices.id))
+      .where(and(eq(devices.code, code), eq(deviceLinks.userId, userId)))
+      .limit(1);
+    if (!row) throw fail("EDIT_MACHINE_NOT_FOUND");
+    return { state: row.online ? 1 : 0, online: row.online };
+  }
+
+  // ---- Groups ----
+
+  async function listGroups(userId: number): Promise<{ list: DeviceGroup[]; total: number }> {
+    const rows = await db
+      .select({
+        id: deviceGroups.id,
+        name: deviceGroups.name,
+        deviceCount: sql<number>`cast(count(${deviceLinks.id}) as int)`,
+      })
+      .from(deviceGroups)
+      .leftJoin(deviceLinks, eq(deviceLinks.groupId, deviceGroups.id))
+      .where(eq(deviceGroups.userId, userId))
+      .groupBy(deviceGroups.id)
+      .orderBy(deviceGroups.id);
+    return { list: rows, total: rows.length };
+  }
+
+  async function createGroup(userId: number, name: string): Promise<DeviceGroup> {
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(deviceGroups)
+      .where(eq(deviceGroups.userId, userId));
+    if (n >= GROUP_LIMIT) throw fail("GROUP_LIMIT");
+    try {
+      const [group] = await db
+        .insert(deviceGroups)
+        .values({ userId, name, createdAt: clock.now() })
+        .returning();
+      return { id: group.id, name: group.name, deviceCount: 0 };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw fail("GROUP_EXISTS");
+      throw error;
+    }
+  }
+
+  async function renameGroup(userId: number, id: number, name: string): Promise<void> {
+    try {
+      const updated = await db
+        .update(deviceGroups)
+        .set({ name })
+        .where(and(eq(deviceGroups.id, id), eq(deviceGroups.userId, userId)))
+        .returning({ id: deviceGroups.id });
+      if (updated.length === 0) throw fail("GROUP_NOT_FOUND");
+    } catch (error) {
+      if (isUniqueViolation(error)) throw fail("GROUP_EXISTS");
+      throw error;
+    }
+  }
+
+  async function deleteGroup(userId: number, id: number): Promise<void> {
+    await requireGroup(userId, id);
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(deviceLinks)
+      .where(eq(deviceLinks.groupId, id));
+    if (n > 0) throw fail("GROUP_NOT_EMPTY");
+    await db
+      .delete(deviceGroups)
+      .where(and(eq(deviceGroups.id, id), eq(deviceGroups.userId, userId)));
+  }
+
+  async function moveToGroup(userId: number, groupId: number, deviceIds: number[]): Promise<void> {
+    const target = await requireGroup(userId, groupId);
+    const unique = [...new Set(deviceIds)];
+    const owned = await db
+      .select({ deviceId: deviceLinks.deviceId })
+      .from(deviceLinks)
+      .where(and(eq(deviceLinks.userId, userId), inArray(deviceLinks.deviceId, unique)));
+    if (owned.length !== unique.length) throw fail("EDIT_MACHINE_NOT_FOUND");
+    await db
+      .update(deviceLinks)
+      .set({ groupId: target })
+      .where(and(eq(deviceLinks.userId, userId), inArray(deviceLinks.deviceId, unique)));
+  }
+
+  return {
+    provision,
+    findByCode,
+    add,
+    list,
+    detail,
+    roleInfo,
+    update,
+    remove,
+    state,
+    listGroups,
+    createGroup,
+    renameGroup,
+    deleteGroup,
+    moveToGroup,
+  };
+}

@@ -1,0 +1,518 @@
+import type {
+  EnterpriseMember,
+  EnterpriseSummary,
+  Machine,
+  MemberKind,
+  RegistryEntry,
+} from "@keyway/shared";
+import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { fail } from "../../http/envelope.ts";
+import type { Clock } from "../../infra/clock.ts";
+import { users } from "../accounts/schema.ts";
+import type { AccountRef } from "../accounts/service.ts";
+import { deviceLinks, devices } from "../devices/schema.ts";
+import { toMachine } from "../devices/service.ts";
+import {
+  type Enterprise,
+  enterpriseDevices,
+  enterpriseGroups,
+  enterpriseMembers,
+  enterprises,
+} from "./schema.ts";
+
+/** Device list type of the SPEC: 1 enterprise devices, 2 maintenance devices. */
+export type ListType = 1 | 2;
+const KIND_FOR_TYPE: Record<ListType, MemberKind> = { 1: "member", 2: "maintenance" };
+
+export interface Viewer {
+  userId: number;
+  role: "user" | "operator";
+}
+
+function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function accountOf(u: { email: string | null; phone: string | null; countryCode: string }) {
+  return u.email ?? (u.phone ? `+${u.countryCode} ${u.phone}` : "");
+}
+
+export type EnterpriseService = ReturnType<typeof createEnterpriseService>;
+
+/**
+ * Enterprises, their two kinds of members and their device lists. Access: members see the
+ * list of their kind, admins both, the operator everything; everyone else is refused the
+ * same way whether or not the enterprise exists.
+ */
+export function createEnterpriseService(deps: {
+  db: Db;
+  clock: Clock;
+  findUser: (ref: AccountRef) => Promise<{ id: number; activatedAt: Date | null } | undefined>;
+}) {
+  const { db, clock } = deps;
+
+  function summary(e: Enterprise, kinds: MemberKind[] = [], isAdmin = false): EnterpriseSummary {
+    return {
+      eid: e.id,
+      name: e.name,
+      enableProject: e.enableProject ? 1 : 0,
+      platformName: e.platformName,
+      applyLogoUrl: e.applyLogoUrl,
+      kinds,
+      isAdmin: isAdmin ? 1 : 0,
+    };
+  }
+
+  async function memberships(userId: number, eid: number) {
+    return db
+      .select({ kind: enterpriseMembers.kind, isAdmin: enterpriseMembers.isAdmin })
+      .from(enterpriseMembers)
+      .where(and(eq(enterpriseMembers.userId, userId), eq(enterpriseMembers.enterpriseId, eid)));
+  }
+
+  async function requireEnterprise(eid: number): Promise<Enterprise> {
+    const [e] = await db.select().from(enterprises).where(eq(enterprises.id, eid)).limit(1);
+    if (!e) throw fail("ENTERPRISE_NOT_FOUND");
+    return e;
+  }
+
+  /** What the viewer may do in an enterprise; refuses non-members with NO_PERMISSION. */
+  async function access(viewer: Viewer, eid: number) {
+    const rows = await memberships(viewer.userId, eid);
+    const operator = viewer.role === "operator";
+    if (rows.length === 0 && !operator) throw fail("NO_PERMISSION");
+    const enterprise = await requireEnterprise(eid);
+    const isAdmin = operator || rows.some((r) => r.isAdmin);
+    const kinds = rows.map((r) => r.kind);
+    return {
+      enterprise,
+      kinds,
+      isAdmin,
+      canSee: (type: ListType) => isAdmin || kinds.includes(KIND_FOR_TYPE[type]),
+    };
+  }
+
+  async function requireList(viewer: Viewer, eid: number, type: ListType) {
+    const a = await access(viewer, eid);
+    if (!a.canSee(type)) throw fail("NO_PERMISSION");
+    return a;
+  }
+
+  /** Enterprise administration: the operator or an admin of this enterprise. */
+  async function requireAdmin(viewer: Viewer, eid: number) {
+    if (viewer.role !== "operator") {
+      const rows = await memberships(viewer.userId, eid);
+      if (!rows.some((r) => r.isAdmin)) throw fail("NO_MANAGEMENT_ACCESS");
+    }
+    return requireEnterprise(eid);
+  }
+
+  function requireOperator(viewer: Viewer) {
+    if (viewer.role !== "operator") throw fail("NO_MANAGEMENT_ACCESS");
+  }
+
+  async function listForUser(userId: number): Promise<EnterpriseSummary[]> {
+    const rows = await db
+      .select({
+        enterprise: enterprises,
+        kind: enterpriseMembers.kind,
+        isAdmin: enterpriseMembers.isAdmin,
+      })
+      .from(enterpriseMembers)
+      .innerJoin(enterprises, eq(enterprises.id, enterpriseMembers.enterpriseId))
+      .where(eq(enterpriseMembers.userId, userId))
+      .orderBy(asc(enterprises.id));
+    const byId = new Map<number, EnterpriseSummary>();
+    for (const row of rows) {
+      const entry = byId.get(row.enterprise.id) ?? summary(row.enterprise);
+      entry.kinds.push(row.kind);
+      if (row.isAdmin) entry.isAdmin = 1;
+      byId.set(row.enterprise.id, entry);
+    }
+    return [...byId.values()];
+  }
+
+  async function info(viewer: Viewer, eid: number): Promise<EnterpriseSummary> {
+    const a = await access(viewer, eid);
+    return summary(a.enterprise, a.kinds, a.isAdmin);
+  }
+
+  async function logo(eid: number) {
+    const e = await requireEnterprise(eid);
+    return { name: e.name, platformName: e.platformName, applyLogoUrl: e.applyLogoUrl };
+  }
+
+  async function deviceList(
+    viewer: Viewer,
+    q: {
+      eid: number;
+      type: ListType;
+      groupId?: number;
+      search?: string;
+      page: number;
+      pageSize: number;
+    },
+  ): Promise<{ list: Machine[]; total: number }> {
+    await requireList(viewer, q.eid, q.type);
+    const conditions: SQL[] = [
+      eq(enterpriseDevices.enterpriseId, q.eid),
+      eq(enterpriseDevices.type, q.type),
+    ];
+    if (q.groupId) conditions.push(eq(enterpriseDevices.groupId, q.groupId));
+    if (q.search) {
+      const pattern = likePattern(q.search);
+      conditions.push(
+        or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL,
+      );
+    }
+    const where = and(...conditions);
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select({ device: devices, held: enterpriseDevices, groupName: enterpriseGroups.name })
+        .from(enterpriseDevices)
+        .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+        .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
+        .where(where)
+        .orderBy(desc(enterpriseDevices.deviceId))
+        .limit(q.pageSize)
+        .offset((q.page - 1) * q.pageSize),
+      db
+        .select({ total: count() })
+        .from(enterpriseDevices)
+        .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+        .where(where),
+    ]);
+    return {
+      list: rows.map((r) =>
+        toMachine(r.device, {
+          eid: q.eid,
+          name: r.held.name,
+          groupId: r.held.groupId,
+          groupName: r.groupName,
+          maintenanceRemark: r.held.maintenanceRemark,
+        }),
+      ),
+      total,
+    };
+  }
+
+  async function groups(viewer: Viewer, eid: number) {
+    await access(viewer, eid);
+    const list = await db
+      .select({ id: enterpriseGroups.id, name: enterpriseGroups.name })
+      .from(enterpriseGroups)
+      .where(eq(enterpriseGroups.enterpriseId, eid))
+      .orderBy(asc(enterpriseGroups.id));
+    return { list, total: list.length };
+  }
+
+  async function members(eid: number, kind?: MemberKind): Promise<EnterpriseMember[]> {
+    const rows = await db
+      .select({ member: enterpriseMembers, user: users })
+      .from(enterpriseMembers)
+      .innerJoin(users, eq(users.id, enterpriseMembers.userId))
+      .where(
+        and(
+          eq(enterpriseMembers.enterpriseId, eid),
+          kind ? eq(enterpriseMembers.kind, kind) : undefined,
+        ),
+      )
+      .orderBy(asc(enterpriseMembers.createdAt), asc(users.id));
+    return rows.map((r) => ({
+      userId: r.user.id,
+      name: r.user.name,
+      account: accountOf(r.user),
+      kind: r.member.kind,
+      isAdmin: r.member.isAdmin ? 1 : 0,
+    }));
+  }
+
+  /** The enterprise's hold on one device, visible to the viewer. */
+  async function heldDevice(viewer: Viewer, eid: number, deviceId: number) {
+    const a = await access(viewer, eid);
+    const rows = await db
+      .select({ device: devices, held: enterpriseDevices, groupName: enterpriseGroups.name })
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
+      .where(
+        and(eq(enterpriseDevices.enterpriseId, eid), eq(enterpriseDevices.deviceId, deviceId)),
+      );
+    const visible = rows.filter((r) => a.canSee(r.held.type as ListType));
+    if (visible.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+    return { access: a, row: visible[0], types: visible.map((r) => r.held.type as ListType) };
+  }
+
+  async function machineInfo(viewer: Viewer, eid: number, deviceId: number): Promise<Machine> {
+    const { row } = await heldDevice(viewer, eid, deviceId);
+    return toMachine(row.device, {
+      eid,
+      name: row.held.name,
+      groupId: row.held.groupId,
+      groupName: row.groupName,
+      maintenanceRemark: row.held.maintenanceRemark,
+    });
+  }
+
+  async function machinePersonnel(viewer: Viewer, eid: number, deviceId: number, kind: MemberKind) {
+    await heldDevice(viewer, eid, deviceId);
+    return { list: await members(eid, kind) };
+  }
+
+  async function updateMaintenanceRemark(
+    viewer: Viewer,
+    eid: number,
+    deviceId: number,
+    remark: string,
+  ) {
+    const { access: a, types } = await heldDevice(viewer, eid, deviceId);
+    if (!types.includes(2) || !(a.isAdmin || a.kinds.includes("maintenance"))) {
+      throw fail("NO_PERMISSION");
+    }
+    await db
+      .update(enterpriseDevices)
+      .set({ maintenanceRemark: remark })
+      .where(
+        and(
+          eq(enterpriseDevices.enterpriseId, eid),
+          eq(enterpriseDevices.deviceId, deviceId),
+          eq(enterpriseDevices.type, 2),
+        ),
+      );
+  }
+
+  async function permission(viewer: Viewer, eid: number) {
+    const a = await access(viewer, eid);
+    return {
+      eid,
+      kinds: a.kinds,
+      isAdmin: a.isAdmin ? 1 : 0,
+      enableProject: a.enterprise.enableProject ? 1 : 0,
+      canSeeEnterpriseDevices: a.canSee(1),
+      canSeeMaintenanceDevices: a.canSee(2),
+    };
+  }
+
+  // ---- Administration ----
+
+  async function create(
+    viewer: Viewer,
+    input: { name: string; platformName?: string; applyLogoUrl?: string; enableProject: number },
+  ): Promise<EnterpriseSummary> {
+    requireOperator(viewer);
+    const [e] = await db
+      .insert(enterprises)
+      .values({
+        name: input.name,
+        platformName: input.platformName ?? input.name,
+        applyLogoUrl: input.applyLogoUrl ?? "",
+        enableProject: input.enableProject === 1,
+        createdAt: clock.now(),
+      })
+      .returning();
+    return summary(e);
+  }
+
+  async function listAll(viewer: Viewer, q: { page: number; pageSize: number; search?: string }) {
+    requireOperator(viewer);
+    const where = q.search ? ilike(enterprises.name, likePattern(q.search)) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select()
+        .from(enterprises)
+        .where(where)
+        .orderBy(desc(enterprises.id))
+        .limit(q.pageSize)
+        .offset((q.page - 1) * q.pageSize),
+      db.select({ total: count() }).from(enterprises).where(where),
+    ]);
+    return { list: rows.map((e) => summary(e)), total };
+  }
+
+  async function listMembers(viewer: Viewer, eid: number) {
+    await requireAdmin(viewer, eid);
+    const list = await members(eid);
+    return { list, total: list.length };
+  }
+
+  async function addMember(
+    viewer: Viewer,
+    input: { eid: number; account: AccountRef; kind: MemberKind; isAdmin: boolean },
+  ) {
+    await requireAdmin(viewer, input.eid);
+    const user = await deps.findUser(input.account);
+    if (!user?.activatedAt) throw fail("ACCOUNT_NOT_FOUND");
+    const inserted = await db
+      .insert(enterpriseMembers)
+      .values({
+        enterpriseId: input.eid,
+        userId: user.id,
+        kind: input.kind,
+        isAdmin: input.isAdmin,
+        createdAt: clock.now(),
+      })
+      .onConflictDoNothing()
+      .returning({ userId: enterpriseMembers.userId });
+    if (inserted.length === 0) throw fail("MEMBER_EXISTS");
+  }
+
+  async function removeMember(
+    viewer: Viewer,
+    input: { eid: number; userId: number; kind: MemberKind },
+  ) {
+    await requireAdmin(viewer, input.eid);
+    const removed = await db
+      .delete(enterpriseMembers)
+      .where(
+        and(
+          eq(enterpriseMembers.enterpriseId, input.eid),
+          eq(enterpriseMembers.userId, input.userId),
+          eq(enterpriseMembers.kind, input.kind),
+        ),
+      )
+      .returning({ userId: enterpriseMembers.userId });
+    if (removed.length === 0) throw fail("MEMBER_NOT_FOUND");
+  }
+
+  async function adminDevices(viewer: Viewer, eid: number, type: ListType) {
+    await requireAdmin(viewer, eid);
+    return deviceList(
+      { userId: viewer.userId, role: "operator" },
+      { eid, type, page: 1, pageSize: 5000 },
+    );
+  }
+
+  async function assignDevice(
+    viewer: Viewer,
+    input: { eid: number; code: string; type: ListType },
+  ) {
+    requireOperator(viewer);
+    await requireEnterprise(input.eid);
+    const [device] = await db.select().from(devices).where(eq(devices.code, input.code)).limit(1);
+    if (!device) throw fail("MACHINE_CODE_NOT_FOUND");
+    const [held] = await db
+      .select({ enterpriseId: enterpriseDevices.enterpriseId })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.deviceId, device.id), eq(enterpriseDevices.type, input.type)))
+      .limit(1);
+    if (held) {
+      throw fail(
+        held.enterpriseId === input.eid ? "DEVICE_ALREADY_ADDED" : "DEVICE_IN_OTHER_ENTERPRISE",
+      );
+    }
+    if (input.type === 1) {
+      // An enterprise device has no personal owner (SPEC 04010112: personal OR enterprise).
+      const [akey] = await db
+        .select({ id: deviceLinks.id })
+        .from(deviceLinks)
+        .where(and(eq(deviceLinks.deviceId, device.id), eq(deviceLinks.role, "akey")))
+        .limit(1);
+      if (akey) throw fail("DEVICE_ALREADY_ADDED");
+    }
+    await db.insert(enterpriseDevices).values({
+      enterpriseId: input.eid,
+      deviceId: device.id,
+      type: input.type,
+      name: device.code,
+      createdAt: clock.now(),
+    });
+    return toMachine(device, { eid: input.eid });
+  }
+
+  async function removeDevice(
+    viewer: Viewer,
+    input: { eid: number; deviceId: number; type: ListType },
+  ) {
+    requireOperator(viewer);
+    const removed = await db
+      .delete(enterpriseDevices)
+      .where(
+        and(
+          eq(enterpriseDevices.enterpriseId, input.eid),
+          eq(enterpriseDevices.deviceId, input.deviceId),
+          eq(enterpriseDevices.type, input.type),
+        ),
+      )
+      .returning({ deviceId: enterpriseDevices.deviceId });
+    if (removed.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+  }
+
+  async function registry(
+    viewer: Viewer,
+    q: { page: number; pageSize: number; search?: string },
+  ): Promise<{ list: RegistryEntry[]; total: number }> {
+    requireOperator(viewer);
+    const where = q.search ? ilike(devices.code, likePattern(q.search)) : undefined;
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select()
+        .from(devices)
+        .where(where)
+        .orderBy(desc(devices.id))
+        .limit(q.pageSize)
+        .offset((q.page - 1) * q.pageSize),
+      db.select({ total: count() }).from(devices).where(where),
+    ]);
+    const ids = rows.map((d) => d.id);
+    const [akeys, held] = ids.length
+      ? await Promise.all([
+          db
+            .select({ deviceId: deviceLinks.deviceId, user: users })
+            .from(deviceLinks)
+            .innerJoin(users, eq(users.id, deviceLinks.userId))
+            .where(and(inArray(deviceLinks.deviceId, ids), eq(deviceLinks.role, "akey"))),
+          db
+            .select({
+              deviceId: enterpriseDevices.deviceId,
+              eid: enterprises.id,
+              name: enterprises.name,
+            })
+            .from(enterpriseDevices)
+            .innerJoin(enterprises, eq(enterprises.id, enterpriseDevices.enterpriseId))
+            .where(and(inArray(enterpriseDevices.deviceId, ids), eq(enterpriseDevices.type, 1))),
+        ])
+      : [[], []];
+    return {
+      list: rows.map((d) => {
+        const owner = akeys.find((a) => a.deviceId === d.id);
+        const ent = held.find((h) => h.deviceId === d.id);
+        return {
+          machine_id: d.id,
+          machine_code: d.code,
+          model: d.model,
+          akey: owner ? accountOf(owner.user) : null,
+          eid: ent?.eid ?? null,
+          enterprise_name: ent?.name ?? null,
+          created_at: d.createdAt.toISOString(),
+        };
+      }),
+      total,
+    };
+  }
+
+  return {
+    listForUser,
+    info,
+    logo,
+    permission,
+    deviceList,
+    groups,
+    maintenanceTeam: async (viewer: Viewer, eid: number) => {
+      await access(viewer, eid);
+      return { list: await members(eid, "maintenance") };
+    },
+    machineInfo,
+    machinePersonnel,
+    updateMaintenanceRemark,
+    create,
+    listAll,
+    listMembers,
+    addMember,
+    removeMember,
+    adminDevices,
+    assignDevice,
+    removeDevice,
+    registry,
+  };
+}
