@@ -1,0 +1,426 @@
+import { HW, type Machine, type ProvisionedDevice } from "@keyway/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../seed.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+
+let h: Harness;
+let operator: string;
+let admin: string; // admin member of Acme
+let member: string; // enterprise member of Acme
+let maintainer: string; // maintenance member of Acme
+let outsider: string;
+let eid: number;
+let own: ProvisionedDevice[]; // Acme's devices (type 1)
+let serviced: ProvisionedDevice; // a device Acme maintains (type 2)
+
+async function provision(count: number): Promise<ProvisionedDevice[]> {
+  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
+    form: { count },
+    token: operator,
+  });
+  return res.body.hwdata.list;
+}
+
+const devicelist = (token: string, form: Record<string, string | number>) =>
+  h.call<{ list: Machine[]; total: number }>(
+    "POST",
+    "/eapi/ent/c/manager/device/group/devicelist",
+    {
+      form: { page: 1, pageSize: 5000, ...form },
+      token,
+    },
+  );
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seedDemo(h.app.services.accounts);
+  operator = await h.login("operator@keyway.local", "operator123");
+  admin = await h.signUp("admin@acme.com");
+  member = await h.signUp("member@acme.com");
+  maintainer = await h.signUp("service@acme.com");
+  outsider = await h.signUp("outsider@example.com");
+
+  const created = await h.call("POST", "/api/operator/v1/enterprises", {
+    form: { name: "Acme Plastics", platformName: "Acme Cloud", enableProject: 1 },
+    token: operator,
+  });
+  expect(created.body.hwcode).toBe(0);
+  eid = created.body.hwdata.eid;
+  for (const [account, kind, isAdmin] of [
+    ["admin@acme.com", "member", 1],
+    ["member@acme.com", "member", 0],
+    ["service@acme.com", "maintenance", 0],
+  ] as const) {
+    const res = await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account, kind, isAdmin },
+      token: operator,
+    });
+    expect(res.body.hwcode).toBe(0);
+  }
+  own = await provision(3);
+  [serviced] = await provision(1);
+  for (const d of own) {
+    const res = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode: d.machineCode, type: 1 },
+      token: operator,
+    });
+    expect(res.body.hwcode).toBe(0);
+  }
+  await h.call("POST", "/api/enterprises/v1/admin/devices", {
+    form: { eid, machineCode: serviced.machineCode, type: 2 },
+    token: operator,
+  });
+});
+afterAll(() => h.close());
+
+describe("enterprise records", () => {
+  it("only the operator creates enterprises", async () => {
+    const res = await h.call("POST", "/api/operator/v1/enterprises", {
+      form: { name: "Rogue Inc" },
+      token: admin,
+      lang: "en",
+    });
+    expect(res.body).toMatchObject({
+      hwcode: "06010201",
+      msg: "No access to the management interface",
+    });
+    const bad = await h.call("POST", "/api/operator/v1/enterprises", {
+      form: { name: "X" },
+      token: operator,
+      lang: "en",
+    });
+    expect(bad.body).toMatchObject({ hwcode: 400, msg: "Enterprise names are 2-40 characters" });
+    const list = await h.call("GET", "/api/operator/v1/enterprises?search=acme", {
+      token: operator,
+    });
+    expect(list.body.hwdata).toMatchObject({
+      total: 1,
+      list: [{ eid, name: "Acme Plastics", enableProject: 1 }],
+    });
+  });
+
+  it("lists the caller's enterprises with kinds and admin flag", async () => {
+    const mine = await h.call("POST", "/api/enterprises/userEnterpriseList", { token: admin });
+    expect(mine.body.hwdata.list).toEqual([
+      {
+        eid,
+        name: "Acme Plastics",
+        enableProject: 1,
+        platformName: "Acme Cloud",
+        applyLogoUrl: "",
+        kinds: ["member"],
+        isAdmin: 1,
+      },
+    ]);
+    expect(
+      (await h.call("POST", "/api/enterprises/userEnterpriseList", { token: maintainer })).body
+        .hwdata.list[0].kinds,
+    ).toEqual(["maintenance"]);
+    expect(
+      (await h.call("POST", "/api/enterprises/userEnterpriseList", { token: outsider })).body.hwdata
+        .list,
+    ).toEqual([]);
+  });
+
+  it("gives the record and permissions to members only; the logo lookup is open", async () => {
+    const info = await h.call("GET", `/api/entportal/v1/enterprise/info?eid=${eid}`, {
+      token: member,
+    });
+    expect(info.body.hwdata).toMatchObject({
+      eid,
+      name: "Acme Plastics",
+      kinds: ["member"],
+      isAdmin: 0,
+    });
+    const refused = await h.call("GET", `/api/entportal/v1/enterprise/info?eid=${eid}`, {
+      token: outsider,
+      lang: "en",
+    });
+    expect(refused.body).toMatchObject({ hwcode: 403, msg: "User has no permission" });
+    // A missing enterprise is refused the same way: no probing for ids.
+    expect(
+      (await h.call("GET", "/api/entportal/v1/enterprise/info?eid=999999", { token: outsider }))
+        .body.hwcode,
+    ).toBe(403);
+    const perm = await h.call("POST", "/api/enterprises/enterprisePermission", {
+      form: { eid },
+      token: maintainer,
+    });
+    expect(perm.body.hwdata).toMatchObject({
+      canSeeEnterpriseDevices: false,
+      canSeeMaintenanceDevices: true,
+      isAdmin: 0,
+    });
+    const logo = await h.call("GET", `/eapi/o/getlogo?eid=${eid}`);
+    expect(logo.body.hwdata).toEqual({
+      name: "Acme Plastics",
+      platformName: "Acme Cloud",
+      applyLogoUrl: "",
+    });
+    expect(
+      (await h.call("POST", "/api/enterprises/getLogo", { form: { eid: 999999 } })).body.hwcode,
+    ).toBe(HW.ENTERPRISE_NOT_FOUND.code);
+  });
+});
+
+describe("enterprise device lists", () => {
+  it("shows enterprise devices to members and maintenance devices to the maintenance team", async () => {
+    const members = await devicelist(member, { eid, type: 1 });
+    expect(members.body.hwdata.total).toBe(3);
+    expect(members.body.hwdata.list.map((m) => m.machine_code).sort()).toEqual(
+      own.map((d) => d.machineCode).sort(),
+    );
+    expect(members.body.hwdata.list[0]).toMatchObject({ eid, limit_authority: 0 });
+    const maintenance = await devicelist(maintainer, { eid, type: 2 });
+    expect(maintenance.body.hwdata.list.map((m) => m.machine_code)).toEqual([serviced.machineCode]);
+
+    expect((await devicelist(maintainer, { eid, type: 1 })).body.hwcode).toBe(403);
+    expect((await devicelist(member, { eid, type: 2 })).body.hwcode).toBe(403);
+    expect((await devicelist(outsider, { eid, type: 1 })).body.hwcode).toBe(403);
+    expect((await devicelist(admin, { eid, type: 2 })).body.hwdata.total).toBe(1);
+    const legacy = await h.call("POST", "/api/enterprises/enterpriseDeviceList", {
+      form: { eid, page: 1, pageSize: 5000 },
+      token: member,
+    });
+    expect(legacy.body.hwdata.total).toBe(3);
+  });
+
+  it("searches, pages and filters by group", async () => {
+    const byCode = await devicelist(member, { eid, type: 1, search: own[1].machineCode.slice(-5) });
+    expect(byCode.body.hwdata.list.map((m) => m.machine_code)).toEqual([own[1].machineCode]);
+    const page = await devicelist(member, { eid, type: 1, page: 2, pageSize: 2 });
+    expect(page.body.hwdata).toMatchObject({ total: 3 });
+    expect(page.body.hwdata.list).toHaveLength(1);
+    const tooBig = await devicelist(member, { eid, type: 1, pageSize: 5001 });
+    expect(tooBig.body.hwcode).toBe(400);
+    const groups = await h.call("POST", "/eapi/ent/c/manager/device/group/all", {
+      form: { eid },
+      token: member,
+    });
+    expect(groups.body.hwdata).toEqual({ list: [], total: 0 });
+    expect(
+      (await h.call("POST", "/api/enterprises/getAllGroup", { form: { eid }, token: outsider }))
+        .body.hwcode,
+    ).toBe(403);
+  });
+
+  it("gives machine info and personnel only for devices the viewer may see", async () => {
+    const ownId = (await devicelist(member, { eid, type: 1 })).body.hwdata.list[0].machine_id;
+    const servicedId = (await devicelist(maintainer, { eid, type: 2 })).body.hwdata.list[0]
+      .machine_id;
+    const info = await h.call("POST", "/api/enterprises/machineInfo", {
+      form: { eid, machineId: ownId },
+      token: member,
+    });
+    expect(info.body.hwdata).toMatchObject({ machine_id: ownId, eid });
+    expect(
+      (
+        await h.call("POST", "/api/enterprises/machineInfo", {
+          form: { eid, machineId: servicedId },
+          token: member,
+        })
+      ).body.hwcode,
+    ).toBe("04010412");
+    expect(
+      (
+        await h.call("POST", "/api/enterprises/machineBaseInfo", {
+          form: { eid, machineId: ownId },
+          token: outsider,
+        })
+      ).body.hwcode,
+    ).toBe(403);
+    const people = await h.call("POST", "/api/enterprises/machinePersonnel", {
+      form: { eid, machineId: ownId },
+      token: member,
+    });
+    expect(people.body.hwdata.list.map((m: { account: string }) => m.account).sort()).toEqual([
+      "admin@acme.com",
+      "member@acme.com",
+    ]);
+    const team = await h.call("POST", "/api/enterprises/machineMaintenancePersonnel", {
+      form: { eid, machineId: servicedId },
+      token: maintainer,
+    });
+    expect(team.body.hwdata.list).toMatchObject([
+      { account: "service@acme.com", kind: "maintenance" },
+    ]);
+    const teamList = await h.call("POST", "/eapi/ent/c/manager/maintain/getteammember", {
+      form: { eid },
+      token: member,
+    });
+    expect(teamList.body.hwdata.list).toHaveLength(1);
+  });
+
+  it("lets the maintenance team set a maintenance remark, and nobody else", async () => {
+    const servicedId = (await devicelist(maintainer, { eid, type: 2 })).body.hwdata.list[0]
+      .machine_id;
+    const ok = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
+      form: { eid, machineId: servicedId, remark: "Filter changed 11/20" },
+      token: maintainer,
+    });
+    expect(ok.body.hwcode).toBe(0);
+    expect(
+      (await devicelist(maintainer, { eid, type: 2 })).body.hwdata.list[0].maintenance_remark,
+    ).toBe("Filter changed 11/20");
+    const refused = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
+      form: { eid, machineId: servicedId, remark: "x" },
+      token: member,
+    });
+    expect(refused.body.hwcode).not.toBe(0);
+  });
+});
+
+describe("devices held by enterprises", () => {
+  it("an enterprise device cannot be added personally, and a personal one cannot be assigned", async () => {
+    const personal = await h.call("POST", "/api/machine/add", {
+      form: {
+        machineName: "Mine",
+        machineCode: own[0].machineCode,
+        machinePwd: own[0].devicePassword,
+      },
+      token: outsider,
+    });
+    expect(personal.body.hwcode).toBe("04010112");
+    const [d] = await provision(1);
+    await h.call("POST", "/api/machine/add", {
+      form: { machineName: "Mine", machineCode: d.machineCode, machinePwd: d.devicePassword },
+      token: outsider,
+    });
+    const assign = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode: d.machineCode, type: 1 },
+      token: operator,
+    });
+    expect(assign.body.hwcode).toBe("04010112");
+    // Maintaining a customer's personal device is fine.
+    const maintain = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode: d.machineCode, type: 2 },
+      token: operator,
+    });
+    expect(maintain.body.hwcode).toBe(0);
+  });
+
+  it("refuses an unknown code, a device of another enterprise, and a non-operator", async () => {
+    const other = (
+      await h.call("POST", "/api/operator/v1/enterprises", {
+        form: { name: "Other Co" },
+        token: operator,
+      })
+    ).body.hwdata.eid;
+    const unknown = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid: other, machineCode: "KW-00000-00000", type: 1 },
+      token: operator,
+    });
+    expect(unknown.body.hwcode).toBe("04010102");
+    const taken = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid: other, machineCode: own[0].machineCode, type: 1 },
+      token: operator,
+      lang: "en",
+    });
+    expect(taken.body).toMatchObject({
+      hwcode: "06010401",
+      msg: "The device already belongs to another enterprise",
+    });
+    const [d] = await provision(1);
+    const byAdmin = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode: d.machineCode, type: 1 },
+      token: admin,
+    });
+    expect(byAdmin.body.hwcode).toBe("06010201");
+  });
+
+  it("takes a device back from an enterprise", async () => {
+    const [d] = await provision(1);
+    const assigned = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode: d.machineCode, type: 1 },
+      token: operator,
+    });
+    const id = assigned.body.hwdata.machine_id;
+    expect((await devicelist(member, { eid, type: 1 })).body.hwdata.total).toBe(4);
+    const removed = await h.call("DELETE", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineId: id, type: 1 },
+      token: operator,
+    });
+    expect(removed.body.hwcode).toBe(0);
+    expect((await devicelist(member, { eid, type: 1 })).body.hwdata.total).toBe(3);
+    expect(
+      (
+        await h.call("DELETE", "/api/enterprises/v1/admin/devices", {
+          form: { eid, machineId: id, type: 1 },
+          token: operator,
+        })
+      ).body.hwcode,
+    ).toBe("04010412");
+  });
+});
+
+describe("enterprise administration", () => {
+  it("lets an enterprise admin manage members, and refuses other members", async () => {
+    const list = await h.call("GET", `/api/enterprises/v1/admin/members?eid=${eid}`, {
+      token: admin,
+    });
+    expect(list.body.hwdata.total).toBe(3);
+    const byMember = await h.call("GET", `/api/enterprises/v1/admin/members?eid=${eid}`, {
+      token: member,
+      lang: "en",
+    });
+    expect(byMember.body).toMatchObject({
+      hwcode: "06010201",
+      msg: "No access to the management interface",
+    });
+
+    const newcomer = await h.signUp("new@acme.com");
+    const add = await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account: "new@acme.com", kind: "member" },
+      token: admin,
+    });
+    expect(add.body.hwcode).toBe(0);
+    expect((await devicelist(newcomer, { eid, type: 1 })).body.hwdata.total).toBe(3);
+    const dup = await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account: "new@acme.com", kind: "member" },
+      token: admin,
+    });
+    expect(dup.body.hwcode).toBe("06010301");
+    const ghost = await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account: "ghost@acme.com", kind: "member" },
+      token: admin,
+    });
+    expect(ghost.body.hwcode).toBe(HW.ACCOUNT_NOT_FOUND.code);
+    const badKind = await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account: "new@acme.com", kind: "boss" },
+      token: admin,
+    });
+    expect(badKind.body.hwcode).toBe(400);
+
+    const userId = (await h.call("GET", "/api/user/selectInfo", { token: newcomer })).body.hwdata
+      .id;
+    const remove = await h.call("DELETE", "/api/enterprises/v1/admin/members", {
+      form: { eid, userId, kind: "member" },
+      token: admin,
+    });
+    expect(remove.body.hwcode).toBe(0);
+    expect((await devicelist(newcomer, { eid, type: 1 })).body.hwcode).toBe(403);
+    const again = await h.call("DELETE", "/api/enterprises/v1/admin/members", {
+      form: { eid, userId, kind: "member" },
+      token: admin,
+    });
+    expect(again.body.hwcode).toBe("06010302");
+  });
+
+  it("lets the admin see both device lists in the admin centre", async () => {
+    const devices1 = await h.call("GET", `/api/enterprises/v1/admin/devices?eid=${eid}&type=1`, {
+      token: admin,
+    });
+    expect(devices1.body.hwdata.total).toBe(3);
+    const devices2 = await h.call("GET", `/api/enterprises/v1/admin/devices?eid=${eid}&type=2`, {
+      token: admin,
+    });
+    expect(devices2.body.hwdata.total).toBeGreaterThanOrEqual(1);
+    expect(
+      (
+        await h.call("GET", `/api/enterprises/v1/admin/devices?eid=${eid}&type=1`, {
+          token: maintainer,
+        })
+      ).body.hwcode,
+    ).toBe("06010201");
+  });
+});
