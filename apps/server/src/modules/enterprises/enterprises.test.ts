@@ -406,6 +406,66 @@ describe("enterprise administration", () => {
     expect(again.body.hwcode).toBe("06010302");
   });
 
+  it("lets the admin group devices, and the group filter follows", async () => {
+    const group = await h.call("POST", "/api/enterprises/v1/admin/groups", {
+      form: { eid, name: "Line 2" },
+      token: admin,
+    });
+    expect(group.body.hwcode).toBe(0);
+    const groupId = group.body.hwdata.id;
+    expect(
+      (
+        await h.call("POST", "/api/enterprises/v1/admin/groups", {
+          form: { eid, name: "Line 2" },
+          token: admin,
+        })
+      ).body.hwcode,
+    ).toBe("04011001");
+    expect(
+      (
+        await h.call("POST", "/api/enterprises/v1/admin/groups", {
+          form: { eid, name: "Nope" },
+          token: member,
+        })
+      ).body.hwcode,
+    ).toBe("06010201");
+    const target = (await devicelist(member, { eid, type: 1 })).body.hwdata.list[0];
+    const move = await h.call("PUT", "/api/enterprises/v1/admin/devices/group", {
+      form: { eid, machineId: target.machine_id, type: 1, groupId },
+      token: admin,
+    });
+    expect(move.body.hwcode).toBe(0);
+    const filtered = await devicelist(member, { eid, type: 1, groupId });
+    expect(filtered.body.hwdata.list).toMatchObject([
+      { machine_id: target.machine_id, groups: groupId, group_name: "Line 2" },
+    ]);
+    const groups = await h.call("POST", "/eapi/ent/c/manager/device/group/all", {
+      form: { eid },
+      token: member,
+    });
+    expect(groups.body.hwdata.list).toEqual([{ id: groupId, name: "Line 2" }]);
+    expect(
+      (
+        await h.call("DELETE", "/api/enterprises/v1/admin/groups", {
+          form: { eid, id: groupId },
+          token: admin,
+        })
+      ).body.hwcode,
+    ).toBe("04011201");
+    await h.call("PUT", "/api/enterprises/v1/admin/devices/group", {
+      form: { eid, machineId: target.machine_id, type: 1, groupId: 0 },
+      token: admin,
+    });
+    expect(
+      (
+        await h.call("DELETE", "/api/enterprises/v1/admin/groups", {
+          form: { eid, id: groupId },
+          token: admin,
+        })
+      ).body.hwcode,
+    ).toBe(0);
+  });
+
   it("lets the admin see both device lists in the admin centre", async () => {
     const devices1 = await h.call("GET", `/api/enterprises/v1/admin/devices?eid=${eid}&type=1`, {
       token: admin,

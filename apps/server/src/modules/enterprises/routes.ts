@@ -5,6 +5,7 @@ import {
   enterpriseDeviceListBody,
   enterpriseDeviceRemoveBody,
   enterpriseMachineBody,
+  groupNameField,
   maintenanceRemarkBody,
   memberAddBody,
   memberRemoveBody,
@@ -284,6 +285,53 @@ export function enterpriseRoutes(
         eid: b.eid,
         deviceId: b.machineId,
         type: b.type as ListType,
+      });
+      return ok(null);
+    },
+  );
+
+  const groupBody = z.object({ eid: eidBody.shape.eid, name: groupNameField });
+  const groupIdBody = z.object({ eid: eidBody.shape.eid, id: eidBody.shape.eid });
+  const deviceGroupBody = enterpriseDeviceRemoveBody.extend({
+    groupId: z.coerce.number({ error: "v.id" }).int().min(0),
+  });
+  r.post(
+    "/api/enterprises/v1/admin/groups",
+    {
+      schema: { tags: adminTags, summary: "Create an enterprise device group", body: groupBody },
+      preValidation: auth,
+    },
+    async (request) =>
+      ok(await enterprises.createGroup(viewerOf(request), request.body.eid, request.body.name)),
+  );
+  r.delete(
+    "/api/enterprises/v1/admin/groups",
+    {
+      schema: { tags: adminTags, summary: "Delete an empty enterprise group", body: groupIdBody },
+      preValidation: auth,
+    },
+    async (request) => {
+      await enterprises.deleteGroup(viewerOf(request), request.body.eid, request.body.id);
+      return ok(null);
+    },
+  );
+  r.put(
+    "/api/enterprises/v1/admin/devices/group",
+    {
+      schema: {
+        tags: adminTags,
+        summary: "Put an enterprise device in a group (0: none)",
+        body: deviceGroupBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const b = request.body;
+      await enterprises.setDeviceGroup(viewerOf(request), {
+        eid: b.eid,
+        deviceId: b.machineId,
+        type: b.type as ListType,
+        groupId: b.groupId,
       });
       return ok(null);
     },

@@ -438,6 +438,60 @@ export function createEnterpriseService(deps: {
     if (removed.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
   }
 
+  async function createGroup(viewer: Viewer, eid: number, name: string) {
+    await requireAdmin(viewer, eid);
+    const inserted = await db
+      .insert(enterpriseGroups)
+      .values({ enterpriseId: eid, name, createdAt: clock.now() })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted.length === 0) throw fail("GROUP_EXISTS");
+    return { id: inserted[0].id, name: inserted[0].name };
+  }
+
+  async function deleteGroup(viewer: Viewer, eid: number, groupId: number) {
+    await requireAdmin(viewer, eid);
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.enterpriseId, eid), eq(enterpriseDevices.groupId, groupId)));
+    if (n > 0) throw fail("GROUP_NOT_EMPTY");
+    const removed = await db
+      .delete(enterpriseGroups)
+      .where(and(eq(enterpriseGroups.enterpriseId, eid), eq(enterpriseGroups.id, groupId)))
+      .returning({ id: enterpriseGroups.id });
+    if (removed.length === 0) throw fail("GROUP_NOT_FOUND");
+  }
+
+  /** Puts an enterprise device into one of the enterprise's groups (0: none). */
+  async function setDeviceGroup(
+    viewer: Viewer,
+    input: { eid: number; deviceId: number; type: ListType; groupId: number },
+  ) {
+    await requireAdmin(viewer, input.eid);
+    if (input.groupId) {
+      const [group] = await db
+        .select({ id: enterpriseGroups.id })
+        .from(enterpriseGroups)
+        .where(
+          and(eq(enterpriseGroups.enterpriseId, input.eid), eq(enterpriseGroups.id, input.groupId)),
+        );
+      if (!group) throw fail("GROUP_NOT_FOUND");
+    }
+    const updated = await db
+      .update(enterpriseDevices)
+      .set({ groupId: input.groupId || null })
+      .where(
+        and(
+          eq(enterpriseDevices.enterpriseId, input.eid),
+          eq(enterpriseDevices.deviceId, input.deviceId),
+          eq(enterpriseDevices.type, input.type),
+        ),
+      )
+      .returning({ deviceId: enterpriseDevices.deviceId });
+    if (updated.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+  }
+
   async function registry(
     viewer: Viewer,
     q: { page: number; pageSize: number; search?: string },
@@ -513,6 +567,9 @@ export function createEnterpriseService(deps: {
     adminDevices,
     assignDevice,
     removeDevice,
+    createGroup,
+    deleteGroup,
+    setDeviceGroup,
     registry,
   };
 }
