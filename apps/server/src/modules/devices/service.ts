@@ -32,9 +32,27 @@ export function newMachineCode(): string {
 
 const AUTHORITY: Record<DeviceLink["role"], LimitAuthority> = { akey: 3, bkey: 2, user: 2 };
 
+/** The device columns a Machine shows: lists select only these (never the hashes). */
+export const machineColumns = {
+  id: devices.id,
+  code: devices.code,
+  model: devices.model,
+  checkType: devices.checkType,
+  cloudService: devices.cloudService,
+  online: devices.online,
+  version: devices.version,
+  ip: devices.ip,
+  iccid: devices.iccid,
+  lat: devices.lat,
+  lng: devices.lng,
+  address: devices.address,
+  createdAt: devices.createdAt,
+};
+export type MachineSource = Pick<Device, keyof typeof machineColumns>;
+
 /** The SPEC's Machine as the wire shows it, from a device and the viewer's link to it. */
 export function toMachine(
-  device: Device,
+  device: MachineSource,
   view: {
     link?: Pick<DeviceLink, "role" | "name" | "alias" | "remark" | "groupId" | "createdAt"> | null;
     groupName?: string | null;

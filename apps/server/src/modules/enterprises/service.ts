@@ -5,14 +5,14 @@ import type {
   MemberKind,
   RegistryEntry,
 } from "@keyway/shared";
-import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { users } from "../accounts/schema.ts";
 import type { AccountRef } from "../accounts/service.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
-import { toMachine } from "../devices/service.ts";
+import { machineColumns, toMachine } from "../devices/service.ts";
 import {
   type Enterprise,
   enterpriseDevices,
@@ -166,35 +166,46 @@ export function createEnterpriseService(deps: {
         or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL,
       );
     }
-    const where = and(...conditions);
-    const [rows, [{ total }]] = await Promise.all([
-      db
-        .select({ device: devices, held: enterpriseDevices, groupName: enterpriseGroups.name })
-        .from(enterpriseDevices)
-        .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
-        .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
-        .where(where)
-        .orderBy(desc(enterpriseDevices.deviceId))
-        .limit(q.pageSize)
-        .offset((q.page - 1) * q.pageSize),
-      db
-        .select({ total: count() })
-        .from(enterpriseDevices)
-        .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
-        .where(where),
-    ]);
+    // One flat query with the total as a window count: no second round trip, no hashes.
+    const rows = await db
+      .select({
+        ...machineColumns,
+        heldName: enterpriseDevices.name,
+        heldGroupId: enterpriseDevices.groupId,
+        maintenanceRemark: enterpriseDevices.maintenanceRemark,
+        groupName: enterpriseGroups.name,
+        total: sql<number>`cast(count(*) over () as int)`,
+      })
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
+      .where(and(...conditions))
+      .orderBy(desc(enterpriseDevices.deviceId))
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize);
+    const total = rows[0]?.total ?? (q.page > 1 ? await countHeld(and(...conditions)) : 0);
     return {
       list: rows.map((r) =>
-        toMachine(r.device, {
+        toMachine(r, {
           eid: q.eid,
-          name: r.held.name,
-          groupId: r.held.groupId,
+          name: r.heldName,
+          groupId: r.heldGroupId,
           groupName: r.groupName,
-          maintenanceRemark: r.held.maintenanceRemark,
+          maintenanceRemark: r.maintenanceRemark,
         }),
       ),
       total,
     };
+  }
+
+  /** The total when the requested page is past the end (the window count has no row then). */
+  async function countHeld(where: SQL | undefined): Promise<number> {
+    const [{ total }] = await db
+      .select({ total: count() })
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .where(where);
+    return total;
   }
 
   async function groups(viewer: Viewer, eid: number) {
