@@ -9,6 +9,8 @@ const proxy: Record<string, ProxyOptions> = {
   "/api": { target: API_TARGET },
   "/eapi": { target: API_TARGET },
   "/apiDoc": { target: API_TARGET },
+  // Machine type icons (GET /internal/v1/icons points at /icons/<id>.svg).
+  "/icons": { target: API_TARGET },
   "/ws": { target: API_TARGET, ws: true },
 };
 

@@ -6,11 +6,28 @@ export const PATHS = {
   forgetPwd: "/forgetPwd",
   loginTimeout: "/loginTimeout",
   backManage: "/backManage",
+  administrateCenter: "/administrateCenter",
   safety: "/safety",
+  /** Devices; the personal list uses listType=list. */
+  index: "/index",
+  /** Enterprise (type=1) and maintenance (type=2) devices of the current enterprise. */
+  device: "/device",
 } as const;
 
+/** The personal device list (SPEC §2: /index with listType=list). */
+export const PERSONAL_DEVICES_ROUTE = `${PATHS.index}?listType=list`;
+
+/** The `type` query of /device: 2 maintenance devices, anything else 1 enterprise devices. */
+export function parseDeviceType(value: string | null): 1 | 2 {
+  return value === "2" ? 2 : 1;
+}
+
+export function enterpriseDevicePath(type: 1 | 2): string {
+  return `${PATHS.device}?type=${type}`;
+}
+
 /**
- * Where a user lands after logging in: the first page of the main layout that exists.
- * Change it here when the device list (/index) arrives.
+ * Where a user lands after logging in: the personal device list. (In an enterprise context
+ * the list page forwards to that enterprise's device list.)
  */
-export const LANDING_ROUTE: string = PATHS.safety;
+export const LANDING_ROUTE: string = PERSONAL_DEVICES_ROUTE;

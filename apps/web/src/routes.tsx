@@ -3,7 +3,10 @@ import { TitleSync } from "./brand/TitleSync.tsx";
 import { LanguageSync } from "./components/LanguageSync.tsx";
 import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
+import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
 import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
+import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
+import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
 import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
@@ -16,7 +19,11 @@ import { LANDING_ROUTE, PATHS } from "./paths.ts";
  * Pages under the main layout. The side navigation shows an entry only when its path is here
  * ("an entry appears when its page exists").
  */
-const mainPages: RouteObject[] = [{ path: PATHS.safety, element: <SafetyPage /> }];
+const mainPages: RouteObject[] = [
+  { path: PATHS.index, element: <DeviceListPage /> },
+  { path: PATHS.device, element: <EnterpriseDevicePage /> },
+  { path: PATHS.safety, element: <SafetyPage /> },
+];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 
 function RootShell() {
@@ -47,6 +54,7 @@ export const router = createBrowserRouter([
       { path: PATHS.forgetPwd, element: <ForgetPwdPage /> },
       { path: PATHS.loginTimeout, element: <LoginTimeoutPage /> },
       { path: PATHS.backManage, element: <BackManagePage /> },
+      { path: PATHS.administrateCenter, element: <AdministrateCenterPage /> },
       { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
       { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },
       { path: "*", element: <ToLogin /> },

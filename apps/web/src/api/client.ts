@@ -47,7 +47,11 @@ export interface CallOptions {
   /** Do not start the expired-session logout on 113/401 (e.g. the logout call itself). */
   skipSessionHandling?: boolean;
   signal?: AbortSignal;
+  /** Base path of the call: `/api` (default) or `/eapi` (SPEC §7 enterprise portal calls). */
+  base?: ApiBase;
 }
+
+export type ApiBase = "/api" | "/eapi";
 
 // ---- SPEC §8 transport table ----
 
@@ -108,6 +112,7 @@ export async function call<T>(
 ): Promise<T> {
   const isQuery = method.toUpperCase() === "GET";
   const config: AxiosRequestConfig = { method, url, signal: options.signal };
+  if (options.base) config.baseURL = options.base;
   if (params) {
     if (isQuery) config.params = stripEmpty(params);
     else config.data = toForm(params);
@@ -173,4 +178,12 @@ export const api = {
     call<T>("PUT", url, body ?? {}, options),
   delete: <T>(url: string, body?: FormBody, options?: CallOptions) =>
     call<T>("DELETE", url, body, options),
+};
+
+/** The same client on the `/eapi` base (same cloudtoken header and error handling). */
+export const eapi = {
+  get: <T>(url: string, params?: FormBody, options?: CallOptions) =>
+    call<T>("GET", url, params, { ...options, base: "/eapi" }),
+  post: <T>(url: string, body?: FormBody, options?: CallOptions) =>
+    call<T>("POST", url, body ?? {}, { ...options, base: "/eapi" }),
 };

@@ -2,6 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { hasToken } from "../lib/session.ts";
 import { useAppStore } from "../store/app.ts";
+import { devicesApi } from "./devices.ts";
+import { enterprisesApi } from "./enterprises.ts";
 import { queryKeys } from "./keys.ts";
 import { userApi } from "./user.ts";
 
@@ -19,4 +21,43 @@ export function useUserInfo() {
     if (query.data && !query.isPlaceholderData) setUser(query.data);
   }, [query.data, query.isPlaceholderData, setUser]);
   return query;
+}
+
+/**
+ * POST /enterprises/userEnterpriseList, mirrored into the persisted `enterprisesList` (the
+ * context switch shows the stored list at once and the fresh one when it arrives). Silent: a
+ * failure keeps the stored list.
+ */
+export function useEnterpriseList() {
+  const setEnterprises = useAppStore((s) => s.setEnterprises);
+  const query = useQuery({
+    queryKey: queryKeys.userEnterprises,
+    queryFn: enterprisesApi.userEnterpriseList,
+    enabled: hasToken(),
+    staleTime: 60_000,
+    meta: { silent: true },
+  });
+  useEffect(() => {
+    if (query.data) setEnterprises(query.data.list ?? []);
+  }, [query.data, setEnterprises]);
+  return query;
+}
+
+/** The user's personal device groups (GET /device/v1/userGroup). */
+export function useGroups(enabled = true) {
+  return useQuery({
+    queryKey: queryKeys.groups,
+    queryFn: devicesApi.groups,
+    enabled,
+  });
+}
+
+/** The machine type icon map; rarely changes, fetched once per session. */
+export function useMachineIcons() {
+  return useQuery({
+    queryKey: queryKeys.icons,
+    queryFn: devicesApi.icons,
+    staleTime: Number.POSITIVE_INFINITY,
+    meta: { silent: true },
+  });
 }

@@ -1,7 +1,40 @@
+import type { MachineSelectQuery } from "./devices.ts";
+import type { EnterpriseDeviceQuery, EnterpriseDeviceType } from "./enterprises.ts";
+import type { PageQuery } from "./operator.ts";
+
 /** react-query keys in one place. */
 export const queryKeys = {
   userInfo: ["user", "info"] as const,
   terminals: (page: number) => ["user", "terminals", page] as const,
   terminalsAll: ["user", "terminals"] as const,
   outbox: (page: number, pageSize: number) => ["operator", "outbox", page, pageSize] as const,
+
+  /** Everything about personal devices (lists, details, groups). */
+  devicesAll: ["devices"] as const,
+  devices: (query: MachineSelectQuery) => ["devices", "list", query] as const,
+  deviceDetail: (id: number) => ["devices", "detail", id] as const,
+  deviceRole: (id: number) => ["devices", "role", id] as const,
+  groups: ["devices", "groups"] as const,
+  icons: ["icons"] as const,
+
+  userEnterprises: ["enterprises", "mine"] as const,
+  enterpriseAll: (eid: number) => ["enterprise", eid] as const,
+  enterpriseDevices: (query: EnterpriseDeviceQuery) =>
+    ["enterprise", query.eid, "devices", query] as const,
+  enterpriseGroups: (eid: number) => ["enterprise", eid, "groups"] as const,
+  enterpriseMachine: (eid: number, machineId: number) =>
+    ["enterprise", eid, "machine", machineId] as const,
+  enterprisePersonnel: (eid: number, machineId: number, kind: "member" | "maintenance") =>
+    ["enterprise", eid, "machine", machineId, "personnel", kind] as const,
+  enterpriseLogo: (eid: number) => ["enterprise", eid, "logo"] as const,
+
+  adminMembers: (eid: number) => ["admin", eid, "members"] as const,
+  adminDevices: (eid: number, type: EnterpriseDeviceType) =>
+    ["admin", eid, "devices", type] as const,
+  adminAll: (eid: number) => ["admin", eid] as const,
+
+  registry: (query: PageQuery) => ["operator", "registry", query] as const,
+  registryAll: ["operator", "registry"] as const,
+  operatorEnterprises: (query: PageQuery) => ["operator", "enterprises", query] as const,
+  operatorEnterprisesAll: ["operator", "enterprises"] as const,
 };

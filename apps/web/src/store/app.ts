@@ -1,6 +1,7 @@
 import {
   DEFAULT_COUNTRY_CODE,
   INDICATOR_CLEAR_MS,
+  type MemberKind,
   STORAGE_VERSION,
   type UserInfo,
 } from "@keyway/shared";
@@ -47,13 +48,18 @@ export type UserState = (typeof USER_STATE)[keyof typeof USER_STATE];
 /** SPEC §2 "Choosing an entry stores a device type": 0 personal, 1 enterprise, 2 maintenance. */
 export type DeviceType = 0 | 1 | 2;
 
-/** SPEC §3 Enterprise (eid 0 means personal). No enterprise API exists yet. */
+/**
+ * SPEC §3 Enterprise (eid 0 means personal), as POST /enterprises/userEnterpriseList returns
+ * it (`EnterpriseSummary`), with the caller's kinds of membership and admin flag.
+ */
 export interface EnterpriseInfo {
   eid: number;
   name: string;
   enableProject: 0 | 1;
   platformName?: string;
   applyLogoUrl?: string;
+  kinds?: MemberKind[];
+  isAdmin?: 0 | 1;
 }
 
 export interface MessageCenterState {

@@ -1,19 +1,28 @@
-import { Button, Layout, Result, Spin, Typography } from "antd";
-import { useNavigate } from "react-router";
+import { Button, Card, Layout, Result, Spin, Tabs, Typography } from "antd";
+import { useNavigate, useSearchParams } from "react-router";
 import { useUserInfo } from "../../api/hooks.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { AppHeader } from "../layout/AppHeader.tsx";
+import { EnterprisesTab } from "./EnterprisesTab.tsx";
 import { OutboxTable } from "./OutboxTable.tsx";
+import { RegistryTab } from "./RegistryTab.tsx";
 
-/** /backManage: operator back office (today: the notification outbox). */
+const TABS = ["devices", "enterprises", "outbox"] as const;
+type Tab = (typeof TABS)[number];
+
+/** /backManage: operator back office — device registry, enterprises, notification outbox. */
 export function BackManagePage() {
   const { t } = useLang();
   const navigate = useNavigate();
   const authed = hasToken();
   const userInfo = useUserInfo();
+  const [params, setParams] = useSearchParams();
+  const tab: Tab = (TABS as readonly string[]).includes(params.get("tab") ?? "")
+    ? (params.get("tab") as Tab)
+    : "devices";
 
   if (!authed) {
     return (
@@ -55,11 +64,44 @@ export function BackManagePage() {
     );
   } else {
     body = (
-      <div className="kw-page">
+      <div className="kw-page kw-page-wide">
         <Typography.Title level={4} className="kw-page-title">
           {t("backManage.title")}
         </Typography.Title>
-        <OutboxTable />
+        <Tabs
+          destroyOnHidden
+          activeKey={tab}
+          onChange={(key) => {
+            const next = new URLSearchParams(params);
+            next.set("tab", key);
+            setParams(next, { replace: true });
+          }}
+          items={[
+            {
+              key: "devices",
+              label: <span data-testid="bo-tab-devices">{t("bo.tabDevices")}</span>,
+              children: (
+                <Card className="kw-card">
+                  <RegistryTab />
+                </Card>
+              ),
+            },
+            {
+              key: "enterprises",
+              label: <span data-testid="bo-tab-enterprises">{t("bo.tabEnterprises")}</span>,
+              children: (
+                <Card className="kw-card">
+                  <EnterprisesTab />
+                </Card>
+              ),
+            },
+            {
+              key: "outbox",
+              label: <span data-testid="bo-tab-outbox">{t("bo.tabOutbox")}</span>,
+              children: <OutboxTable />,
+            },
+          ]}
+        />
       </div>
     );
   }

@@ -34,14 +34,18 @@ export function ContextSwitch({ current, enterprises, onSelect }: Props) {
     {
       key: "0",
       icon: <UserOutlined />,
-      label: personalLabel,
+      label: <span data-testid="context-option-personal">{personalLabel}</span>,
       extra: current.eid === 0 ? <CheckOutlined /> : undefined,
     },
     { type: "divider" },
     ...enterprises.map((e) => ({
       key: String(e.eid),
       icon: <ShopOutlined />,
-      label: e.name,
+      label: (
+        <span data-testid={`context-option-${e.eid}`} title={e.name}>
+          {e.name}
+        </span>
+      ),
       extra: current.eid === e.eid ? <CheckOutlined /> : undefined,
     })),
   ];

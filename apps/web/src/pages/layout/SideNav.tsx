@@ -2,6 +2,7 @@ import { formatUnreadBadge } from "@keyway/shared";
 import { Badge, Menu } from "antd";
 import { useMemo } from "react";
 import { useLocation, useNavigate } from "react-router";
+import { useEnterpriseList } from "../../api/hooks.ts";
 import { useLang } from "../../i18n/index.ts";
 import { PERSONAL_CONTEXT, selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { ContextSwitch } from "./ContextSwitch.tsx";
@@ -18,6 +19,8 @@ export function SideNav({ pages }: { pages: ReadonlySet<string> }) {
   const unread = useAppStore((s) => s.messageCenter.totalUnreadMsg);
   const setDeviceType = useAppStore((s) => s.setDeviceType);
   const selectContext = useAppStore((s) => s.selectContext);
+  // Refreshes the stored enterprise list the context switch offers.
+  useEnterpriseList();
 
   const entries = useMemo(() => visibleEntries(pages, { user, context }), [pages, user, context]);
   const selected = activeEntryKey(entries, location.pathname, location.search);

@@ -1,9 +1,15 @@
-import { LogoutOutlined, SafetyCertificateOutlined, SettingOutlined } from "@ant-design/icons";
+import {
+  ClusterOutlined,
+  LogoutOutlined,
+  SafetyCertificateOutlined,
+  SettingOutlined,
+} from "@ant-design/icons";
 import type { UserInfo } from "@keyway/shared";
 import { Avatar, Button, Descriptions, Divider, Flex, Typography } from "antd";
 import { Link } from "react-router";
 import { useLang } from "../../i18n/index.ts";
 import { PATHS } from "../../paths.ts";
+import { useAppStore } from "../../store/app.ts";
 
 export function initialsOf(name: string | undefined): string {
   const trimmed = (name ?? "").trim();
@@ -21,6 +27,7 @@ interface Props {
 /** The user-info panel opened by the header avatar. */
 export function UserInfoPanel({ user, onNavigate, onLogout, loggingOut }: Props) {
   const { t } = useLang();
+  const adminOfSome = useAppStore((s) => s.enterprisesList.some((e) => e.isAdmin === 1));
   const phone = user?.phone ? `+${user.countryCode} ${user.phone}` : t("common.notSet");
   return (
     <div className="kw-user-panel" data-testid="user-panel">
@@ -52,6 +59,15 @@ export function UserInfoPanel({ user, onNavigate, onLogout, loggingOut }: Props)
         <Link to={PATHS.safety} onClick={onNavigate} data-testid="user-panel-safety">
           <SafetyCertificateOutlined /> {t("layout.securityCenter")}
         </Link>
+        {(adminOfSome || user?.role === "operator") && (
+          <Link
+            to={PATHS.administrateCenter}
+            onClick={onNavigate}
+            data-testid="user-panel-admincenter"
+          >
+            <ClusterOutlined /> {t("layout.adminCenter")}
+          </Link>
+        )}
         {user?.role === "operator" && (
           <Link to={PATHS.backManage} onClick={onNavigate} data-testid="user-panel-backmanage">
             <SettingOutlined /> {t("layout.backManage")}

@@ -1,0 +1,79 @@
+import type {
+  DeviceGroup,
+  groupCreateBody,
+  groupMoveBody,
+  groupRenameBody,
+  ListResult,
+  Machine,
+  MachineTypeIcon,
+  machineAddBody,
+  machineUpdateBody,
+} from "@keyway/shared";
+import type { z } from "zod";
+import { api } from "./client.ts";
+import { ApiError } from "./errors.ts";
+
+export type { DeviceGroup, Machine, MachineTypeIcon };
+
+/** The caller's identity on a device (GET /device/v1/user/role/info). */
+export type DeviceRole = "akey" | "bkey" | "user" | "none";
+export interface DeviceRoleInfo {
+  limit_authority: number;
+  role: DeviceRole;
+}
+
+/** GET /internal/v1/icons: the machine type icon map (SPEC §3). */
+export interface MachineIconMap {
+  list: MachineTypeIcon[];
+  default: { image: string; name: string };
+}
+
+export interface MachineSelectQuery {
+  groupId?: number;
+  search?: string;
+}
+
+export type MachineAddPayload = z.output<typeof machineAddBody>;
+export type MachineUpdatePayload = z.output<typeof machineUpdateBody>;
+
+/** SPEC §8: deleting a device that is already gone or unbound counts as success. */
+export const DELETE_AS_SUCCESS = ["040103010", "04010307"] as const;
+
+/** Personal devices and groups (SPEC §7 "Machines"). */
+export const devicesApi = {
+  select: (query: MachineSelectQuery) =>
+    api.post<ListResult<Machine>>("/machine/select", { ...query }),
+  add: (body: MachineAddPayload) => api.post<Machine>("/machine/add", body),
+  update: (body: MachineUpdatePayload) => api.post<Machine>("/machine/update", body),
+  remove: async (machine: Pick<Machine, "machine_id" | "limit_authority">): Promise<null> => {
+    try {
+      await api.post<null>("/machine/del", {
+        delMachineID: machine.machine_id,
+        isAkey: machine.limit_authority === 3 ? 1 : 0,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && DELETE_AS_SUCCESS.some((code) => error.is(code))) {
+        return null;
+      }
+      throw error;
+    }
+    return null;
+  },
+  detail: (deviceId: number) => api.get<Machine>("/device/v1/detail", { deviceId }),
+  roleInfo: (deviceId: number) =>
+    api.get<DeviceRoleInfo>("/device/v1/user/role/info", { deviceId }),
+  icons: () => api.get<MachineIconMap>("/internal/v1/icons"),
+
+  groups: () => api.get<ListResult<DeviceGroup>>("/device/v1/userGroup"),
+  createGroup: (body: z.output<typeof groupCreateBody>) =>
+    api.post<DeviceGroup>("/device/v1/userGroup", body),
+  renameGroup: (body: z.output<typeof groupRenameBody>) =>
+    api.put<DeviceGroup>("/device/v1/userGroup", body),
+  deleteGroup: (id: number) => api.delete<null>("/device/v1/userGroup", { id }),
+  /** groupId 0 takes the devices out of any group. */
+  moveToGroup: (body: Pick<z.output<typeof groupMoveBody>, "groupId" | "deviceIds">) =>
+    api.put<null>("/device/v1/userGroup/move", {
+      groupId: body.groupId,
+      deviceIds: body.deviceIds.join(","),
+    }),
+};

@@ -1,0 +1,81 @@
+import type {
+  DeviceGroup,
+  EnterpriseMember,
+  EnterpriseSummary,
+  enterpriseDeviceAssignBody,
+  enterpriseDeviceRemoveBody,
+  ListResult,
+  Machine,
+  MemberKind,
+  memberAddBody,
+  memberRemoveBody,
+} from "@keyway/shared";
+import { PAGE_SIZE } from "@keyway/shared";
+import type { z } from "zod";
+import { api, eapi } from "./client.ts";
+
+export type { EnterpriseMember, EnterpriseSummary, MemberKind };
+
+/** 1 enterprise devices, 2 maintenance devices. */
+export type EnterpriseDeviceType = 1 | 2;
+
+export interface EnterpriseDeviceQuery {
+  eid: number;
+  type: EnterpriseDeviceType;
+  groupId?: number;
+  search?: string;
+}
+
+export interface EnterpriseLogo {
+  name: string;
+  platformName: string;
+  applyLogoUrl: string;
+}
+
+/** Enterprise context calls of SPEC §7 "Enterprise" (the caller must be a member). */
+export const enterprisesApi = {
+  userEnterpriseList: () =>
+    api.post<{ list: EnterpriseSummary[] }>("/enterprises/userEnterpriseList", {}),
+  /** The whole list in one page (SPEC §9: device lists 5000). */
+  deviceList: (query: EnterpriseDeviceQuery) =>
+    eapi.post<ListResult<Machine>>("/ent/c/manager/device/group/devicelist", {
+      eid: query.eid,
+      page: 1,
+      pageSize: PAGE_SIZE.deviceLists,
+      groupId: query.groupId,
+      search: query.search,
+      type: query.type,
+    }),
+  groups: (eid: number) =>
+    eapi.post<{ list: DeviceGroup[] }>("/ent/c/manager/device/group/all", { eid }),
+  machineInfo: (eid: number, machineId: number) =>
+    api.post<Machine>("/enterprises/machineInfo", { eid, machineId }),
+  machinePersonnel: (eid: number, machineId: number) =>
+    api.post<{ list: EnterpriseMember[] }>("/enterprises/machinePersonnel", { eid, machineId }),
+  machineMaintenancePersonnel: (eid: number, machineId: number) =>
+    api.post<{ list: EnterpriseMember[] }>("/enterprises/machineMaintenancePersonnel", {
+      eid,
+      machineId,
+    }),
+  updateMaintenanceRemark: (body: { eid: number; machineId: number; remark: string }) =>
+    api.post<unknown>("/enterprises/UpdateMaintenanceRemark", body),
+  info: (eid: number) => api.get<EnterpriseSummary>("/entportal/v1/enterprise/info", { eid }),
+  logo: (eid: number) => eapi.get<EnterpriseLogo>("/o/getlogo", { eid }),
+};
+
+/** Enterprise administration (operator, or an admin of that enterprise). */
+export const enterpriseAdminApi = {
+  members: (eid: number) =>
+    api.get<{ list: EnterpriseMember[] }>("/enterprises/v1/admin/members", { eid }),
+  addMember: (body: z.output<typeof memberAddBody>) =>
+    api.post<null>("/enterprises/v1/admin/members", body),
+  removeMember: (body: z.output<typeof memberRemoveBody>) =>
+    api.delete<null>("/enterprises/v1/admin/members", body),
+  devices: (eid: number, type: EnterpriseDeviceType) =>
+    api.get<ListResult<Machine>>("/enterprises/v1/admin/devices", { eid, type }),
+  /** Operator only. */
+  assignDevice: (body: z.output<typeof enterpriseDeviceAssignBody>) =>
+    api.post<Machine>("/enterprises/v1/admin/devices", body),
+  removeDevice: (body: z.output<typeof enterpriseDeviceRemoveBody>) =>
+    api.delete<null>("/enterprises/v1/admin/devices", body),
+};

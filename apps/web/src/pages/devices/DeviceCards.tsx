@@ -1,0 +1,101 @@
+import { DeleteOutlined, EditOutlined, EyeOutlined, FolderOutlined } from "@ant-design/icons";
+import type { Machine } from "@keyway/shared";
+import { Card, Skeleton, Tooltip, Typography } from "antd";
+import { useLang } from "../../i18n/index.ts";
+import { LimitIdentityTag, MachineIcon, StateBadge } from "./MachineParts.tsx";
+
+interface Props {
+  machines: readonly Machine[];
+  loading: boolean;
+  onDetail: (machine: Machine) => void;
+  onEdit: (machine: Machine) => void;
+  onMove: (machine: Machine) => void;
+  onDelete: (machine: Machine) => void;
+}
+
+/** The card view of the personal device list: a responsive grid. */
+export function DeviceCards({ machines, loading, onDetail, onEdit, onMove, onDelete }: Props) {
+  const { t } = useLang();
+  if (loading && machines.length === 0) {
+    return (
+      <div className="kw-device-grid">
+        {[0, 1, 2, 3].map((i) => (
+          <Card key={i} className="kw-device-card">
+            <Skeleton active avatar paragraph={{ rows: 2 }} />
+          </Card>
+        ))}
+      </div>
+    );
+  }
+  return (
+    <div className="kw-device-grid" data-testid="device-cards">
+      {machines.map((m) => (
+        <Card
+          key={m.machine_id}
+          className="kw-device-card"
+          hoverable
+          data-testid={`device-card-${m.machine_code}`}
+          onClick={() => onDetail(m)}
+          actions={[
+            <Tooltip key="detail" title={t("device.detail")}>
+              <EyeOutlined
+                onClick={(e) => {
+                  e.stopPropagation();
+                  onDetail(m);
+                }}
+                data-testid={`device-detail-${m.machine_id}`}
+              />
+            </Tooltip>,
+            <Tooltip key="edit" title={t("common.edit")}>
+              <EditOutlined
+                onClick={(e) => {
+                  e.stopPropagation();
+                  onEdit(m);
+                }}
+                data-testid={`device-edit-${m.machine_id}`}
+              />
+            </Tooltip>,
+            <Tooltip key="move" title={t("group.move")}>
+              <FolderOutlined
+                onClick={(e) => {
+                  e.stopPropagation();
+                  onMove(m);
+                }}
+                data-testid={`device-move-${m.machine_id}`}
+              />
+            </Tooltip>,
+            <Tooltip key="delete" title={t("common.delete")}>
+              <DeleteOutlined
+                className="kw-danger-icon"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  onDelete(m);
+                }}
+                data-testid={`device-delete-${m.machine_id}`}
+              />
+            </Tooltip>,
+          ]}
+        >
+          <div className="kw-device-card-head">
+            <MachineIcon machine={m} size={44} />
+            <div className="kw-device-card-title">
+              <Typography.Text strong ellipsis={{ tooltip: m.machine_name }}>
+                {m.machine_name || m.machine_code}
+              </Typography.Text>
+              <Typography.Text type="secondary" ellipsis className="kw-small">
+                {m.alias || m.group_name || t("group.none")}
+              </Typography.Text>
+            </div>
+          </div>
+          <div className="kw-device-card-meta">
+            <StateBadge machine={m} />
+            <LimitIdentityTag limit={m.limit_authority} />
+          </div>
+          <Typography.Text className="kw-code kw-small" type="secondary">
+            {m.machine_code}
+          </Typography.Text>
+        </Card>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,396 @@
+import {
+  AppstoreOutlined,
+  FolderOpenOutlined,
+  FolderOutlined,
+  PlusOutlined,
+  SearchOutlined,
+  UnorderedListOutlined,
+} from "@ant-design/icons";
+import type { Machine } from "@keyway/shared";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  App,
+  Button,
+  Card,
+  Empty,
+  Flex,
+  Input,
+  Result,
+  Segmented,
+  Select,
+  Space,
+  Table,
+  type TableProps,
+  Typography,
+} from "antd";
+import { useEffect, useMemo, useState } from "react";
+import { Navigate } from "react-router";
+import { devicesApi } from "../../api/devices.ts";
+import { useGroups } from "../../api/hooks.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { useLang } from "../../i18n/index.ts";
+import { safeStorage } from "../../lib/storage.ts";
+import { useDebounced } from "../../lib/useDebounced.ts";
+import { useViewportHeight } from "../../lib/useViewportHeight.ts";
+import { enterpriseDevicePath } from "../../paths.ts";
+import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { AddDeviceModal } from "./AddDeviceModal.tsx";
+import { DeviceCards } from "./DeviceCards.tsx";
+import { DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
+import { EditDeviceModal } from "./EditDeviceModal.tsx";
+import { GroupsModal } from "./GroupsModal.tsx";
+import { LimitIdentityTag, MachineCode, MachineNameCell, StateBadge } from "./MachineParts.tsx";
+import { MoveGroupModal } from "./MoveGroupModal.tsx";
+import { toIds } from "./machine.ts";
+
+type View = "table" | "card";
+const VIEW_KEY = "keyway.deviceView";
+const ALL = "all";
+const testId = (id: string) => ({ "data-testid": id }) as object;
+
+/** /index?listType=list: the personal device list (SPEC §2). */
+export function DeviceListPage() {
+  const context = useAppStore(selectCurrentContext);
+  const setDeviceType = useAppStore((s) => s.setDeviceType);
+  useEffect(() => {
+    if (context.eid === 0) setDeviceType(0);
+  }, [context.eid, setDeviceType]);
+  // The personal list belongs to the personal context; an enterprise context lands on its list.
+  if (context.eid !== 0) return <Navigate to={enterpriseDevicePath(1)} replace />;
+  return <PersonalDevices />;
+}
+
+function PersonalDevices() {
+  const { t } = useLang();
+  const { modal, message } = App.useApp();
+  const queryClient = useQueryClient();
+
+  const [search, setSearch] = useState("");
+  const [group, setGroup] = useState<string>(ALL);
+  const [view, setView] = useState<View>(() =>
+    safeStorage.get(VIEW_KEY) === "card" ? "card" : "table",
+  );
+  const [selected, setSelected] = useState<React.Key[]>([]);
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<Machine | null>(null);
+  const [moving, setMoving] = useState<{ ids: number[]; groupId: number } | null>(null);
+  const [detail, setDetail] = useState<Machine | null>(null);
+  const [groupsOpen, setGroupsOpen] = useState(false);
+
+  const term = useDebounced(search.trim());
+  const groupId = group === ALL ? undefined : Number(group);
+  const query = { groupId, search: term || undefined };
+  const devices = useQuery({
+    queryKey: queryKeys.devices(query),
+    queryFn: () => devicesApi.select(query),
+    placeholderData: keepPreviousData,
+  });
+  const groups = useGroups();
+  const tableHeight = useViewportHeight(330);
+
+  const list = devices.data?.list ?? [];
+  const filtered = term !== "" || groupId !== undefined;
+  const firstLoad = devices.isPending;
+  const noDevices = !firstLoad && !devices.isError && list.length === 0 && !filtered;
+
+  // Keep the selection to rows that are still listed.
+  const visibleIds = useMemo(() => new Set(list.map((m) => m.machine_id)), [list]);
+  const selection = selected.filter((k) => visibleIds.has(Number(k)));
+
+  const remove = useMutation({ mutationFn: devicesApi.remove });
+
+  const confirmDelete = (machine: Machine) => {
+    const akey = machine.limit_authority === 3;
+    modal.confirm({
+      title: t("device.deleteTitle", { name: machine.machine_name || machine.machine_code }),
+      content: (
+        <Typography.Paragraph className="kw-mb0" data-testid="device-delete-warning">
+          {akey ? t("device.deleteAkeyWarning") : t("device.deleteWarning")}
+        </Typography.Paragraph>
+      ),
+      okText: t("common.delete"),
+      cancelText: t("common.cancel"),
+      okButtonProps: { danger: true, ...testId("device-delete-confirm") },
+      onOk: async () => {
+        try {
+          await remove.mutateAsync(machine);
+        } catch {
+          return;
+        }
+        message.success(t("device.deleted"));
+        if (detail?.machine_id === machine.machine_id) setDetail(null);
+        await queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
+      },
+    });
+  };
+
+  const openMove = (machine: Machine) =>
+    setMoving({ ids: [machine.machine_id], groupId: machine.groups ?? 0 });
+
+  const columns: TableProps<Machine>["columns"] = [
+    {
+      title: t("device.name"),
+      key: "name",
+      width: 220,
+      render: (_: unknown, m) => <MachineNameCell machine={m} />,
+    },
+    {
+      title: t("device.code"),
+      dataIndex: "machine_code",
+      width: 180,
+      render: (code: string) => <MachineCode code={code} />,
+    },
+    {
+      title: t("device.state"),
+      key: "state",
+      width: 90,
+      render: (_: unknown, m) => <StateBadge machine={m} />,
+    },
+    {
+      title: t("device.group"),
+      dataIndex: "group_name",
+      width: 110,
+      ellipsis: true,
+      render: (name: string) =>
+        name || <Typography.Text type="secondary">{t("group.none")}</Typography.Text>,
+    },
+    {
+      title: t("device.remark"),
+      dataIndex: "machine_remark",
+      width: 140,
+      ellipsis: true,
+      render: (remark: string) => remark || "-",
+    },
+    {
+      title: t("device.identityLabel"),
+      dataIndex: "limit_authority",
+      width: 100,
+      render: (limit: number) => <LimitIdentityTag limit={limit} />,
+    },
+    {
+      title: t("common.action"),
+      key: "action",
+      width: 200,
+      fixed: "right",
+      render: (_: unknown, m) => (
+        <Space size={0} onClick={(e) => e.stopPropagation()}>
+          <Button
+            type="link"
+            size="small"
+            onClick={() => setDetail(m)}
+            data-testid={`device-detail-${m.machine_id}`}
+          >
+            {t("device.detail")}
+          </Button>
+          <Button
+            type="link"
+            size="small"
+            onClick={() => setEditing(m)}
+            data-testid={`device-edit-${m.machine_id}`}
+          >
+            {t("common.edit")}
+          </Button>
+          <Button
+            type="link"
+            size="small"
+            onClick={() => openMove(m)}
+            data-testid={`device-move-${m.machine_id}`}
+          >
+            {t("group.moveShort")}
+          </Button>
+          <Button
+            type="link"
+            size="small"
+            danger
+            onClick={() => confirmDelete(m)}
+            data-testid={`device-delete-${m.machine_id}`}
+          >
+            {t("common.delete")}
+          </Button>
+        </Space>
+      ),
+    },
+  ];
+
+  const groupOptions = [
+    { value: ALL, label: t("group.all") },
+    ...(groups.data?.list ?? []).map((g) => ({
+      value: String(g.id),
+      label: `${g.name} (${g.deviceCount})`,
+    })),
+  ];
+
+  let body: React.ReactNode;
+  if (devices.isError && !devices.data) {
+    body = (
+      <Result
+        status="warning"
+        title={t("device.loadFailed")}
+        subTitle={devices.error.message}
+        extra={<Button onClick={() => devices.refetch()}>{t("common.retry")}</Button>}
+        data-testid="device-error"
+      />
+    );
+  } else if (noDevices) {
+    body = (
+      <Empty
+        className="kw-empty-block"
+        image={Empty.PRESENTED_IMAGE_SIMPLE}
+        description={t("device.emptyAll")}
+        data-testid="device-empty"
+      >
+        <Button
+          type="primary"
+          icon={<PlusOutlined />}
+          onClick={() => setAdding(true)}
+          data-testid="device-empty-add"
+        >
+          {t("device.add")}
+        </Button>
+      </Empty>
+    );
+  } else if (view === "card") {
+    body =
+      list.length === 0 && !firstLoad ? (
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("device.noMatch")} />
+      ) : (
+        <DeviceCards
+          machines={list}
+          loading={firstLoad}
+          onDetail={setDetail}
+          onEdit={setEditing}
+          onMove={openMove}
+          onDelete={confirmDelete}
+        />
+      );
+  } else {
+    body = (
+      <div data-testid="device-table">
+        <Table<Machine>
+          rowKey="machine_id"
+          size="middle"
+          virtual
+          columns={columns}
+          dataSource={list}
+          loading={devices.isFetching}
+          pagination={false}
+          scroll={{ x: 1088, y: tableHeight }}
+          rowSelection={{
+            selectedRowKeys: selection,
+            onChange: (keys) => setSelected(keys),
+            columnWidth: 48,
+          }}
+          onRow={(m) =>
+            ({ "data-testid": `device-row-${m.machine_code}` }) as React.HTMLAttributes<HTMLElement>
+          }
+          locale={{
+            emptyText: (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("device.noMatch")} />
+            ),
+          }}
+        />
+      </div>
+    );
+  }
+
+  return (
+    <div className="kw-page kw-page-wide" data-testid="device-page">
+      <Flex align="baseline" gap={12} className="kw-page-head">
+        <Typography.Title level={4} className="kw-page-title">
+          {t("device.title")}
+        </Typography.Title>
+        {devices.data && (
+          <Typography.Text type="secondary" data-testid="device-total">
+            {t("device.total", { total: devices.data.total ?? list.length })}
+          </Typography.Text>
+        )}
+      </Flex>
+      <Card className="kw-card" styles={{ body: { padding: 16 } }}>
+        <Flex wrap gap={12} align="center" className="kw-toolbar">
+          <Input
+            allowClear
+            prefix={<SearchOutlined />}
+            placeholder={t("device.searchPlaceholder")}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            className="kw-toolbar-search"
+            data-testid="device-search"
+          />
+          <Select
+            value={group}
+            onChange={setGroup}
+            options={groupOptions}
+            loading={groups.isPending}
+            className="kw-toolbar-select"
+            popupMatchSelectWidth={false}
+            data-testid="device-group-filter"
+          />
+          <Segmented<View>
+            value={view}
+            onChange={(next) => {
+              setView(next);
+              safeStorage.set(VIEW_KEY, next);
+            }}
+            options={[
+              {
+                value: "table",
+                icon: <UnorderedListOutlined />,
+                label: <span data-testid="device-view-table">{t("device.viewTable")}</span>,
+              },
+              {
+                value: "card",
+                icon: <AppstoreOutlined />,
+                label: <span data-testid="device-view-card">{t("device.viewCard")}</span>,
+              },
+            ]}
+            data-testid="device-view-toggle"
+          />
+          <div className="kw-grow" />
+          {selection.length > 0 && view === "table" && (
+            <Button
+              icon={<FolderOutlined />}
+              onClick={() => setMoving({ ids: toIds(selection), groupId: 0 })}
+              data-testid="device-move-selected"
+            >
+              {t("group.moveSelected", { count: selection.length })}
+            </Button>
+          )}
+          <Button
+            icon={<FolderOpenOutlined />}
+            onClick={() => setGroupsOpen(true)}
+            data-testid="groups-open"
+          >
+            {t("group.manage")}
+          </Button>
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setAdding(true)}
+            data-testid="device-add"
+          >
+            {t("device.add")}
+          </Button>
+        </Flex>
+        {body}
+      </Card>
+
+      <AddDeviceModal open={adding} onClose={() => setAdding(false)} groupId={groupId} />
+      <EditDeviceModal machine={editing} onClose={() => setEditing(null)} />
+      <MoveGroupModal
+        deviceIds={moving?.ids ?? null}
+        initialGroupId={moving?.groupId}
+        onClose={() => setMoving(null)}
+        onMoved={() => setSelected([])}
+      />
+      <GroupsModal open={groupsOpen} onClose={() => setGroupsOpen(false)} />
+      <DeviceDetailDrawer
+        machine={detail}
+        onClose={() => setDetail(null)}
+        onEdit={(m) => {
+          setDetail(null);
+          setEditing(m);
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,222 @@
+import { DeleteOutlined, PlusOutlined } from "@ant-design/icons";
+import { enterpriseDeviceAssignBody, type Machine } from "@keyway/shared";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  App,
+  Button,
+  Empty,
+  Form,
+  Input,
+  Popconfirm,
+  Segmented,
+  Select,
+  Table,
+  type TableProps,
+} from "antd";
+import { useState } from "react";
+import { type EnterpriseDeviceType, enterpriseAdminApi } from "../../api/enterprises.ts";
+import { ApiError } from "../../api/errors.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { showError } from "../../api/queryClient.ts";
+import { useLang } from "../../i18n/index.ts";
+import { formatDateTime } from "../../lib/format.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { MachineCode, MachineNameCell, StateBadge } from "../devices/MachineParts.tsx";
+
+const assignForm = enterpriseDeviceAssignBody.omit({ eid: true });
+const testId = (id: string) => ({ "data-testid": id }) as object;
+const CODE_ERRORS = ["04010102", "06010401"];
+
+/**
+ * The devices an enterprise holds, type 1 (its own) and 2 (maintained). With `canManage`
+ * (operator) devices are assigned by machine code and removed; otherwise read-only.
+ */
+export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: boolean }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [type, setType] = useState<EnterpriseDeviceType>(1);
+  const [form] = Form.useForm();
+  const rule = useZodRule(assignForm);
+
+  const devices = useQuery({
+    queryKey: queryKeys.adminDevices(eid, type),
+    queryFn: () => enterpriseAdminApi.devices(eid, type),
+    meta: { silent: true },
+  });
+  const assign = useMutation({
+    mutationFn: enterpriseAdminApi.assignDevice,
+    meta: { silent: true },
+  });
+  const remove = useMutation({ mutationFn: enterpriseAdminApi.removeDevice });
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: queryKeys.adminAll(eid) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.registryAll }),
+    ]);
+
+  const typeOptions = [
+    { value: 1, label: t("enterprise.typeEnterprise") },
+    { value: 2, label: t("enterprise.typeMaintenance") },
+  ];
+
+  const columns: TableProps<Machine>["columns"] = [
+    {
+      title: t("device.name"),
+      key: "name",
+      width: 220,
+      render: (_: unknown, m) => <MachineNameCell machine={m} />,
+    },
+    {
+      title: t("device.code"),
+      dataIndex: "machine_code",
+      width: 190,
+      render: (code: string) => <MachineCode code={code} />,
+    },
+    {
+      title: t("device.state"),
+      key: "state",
+      width: 100,
+      render: (_: unknown, m) => <StateBadge machine={m} />,
+    },
+    { title: t("device.model"), dataIndex: "model", width: 120, render: (v: string) => v || "-" },
+    {
+      title: t("device.created"),
+      dataIndex: "created_at",
+      width: 170,
+      render: (v: string) => formatDateTime(v),
+    },
+    ...(canManage
+      ? [
+          {
+            title: t("common.action"),
+            key: "action",
+            width: 90,
+            align: "center" as const,
+            render: (_: unknown, m: Machine) => (
+              <Popconfirm
+                title={t("enterprise.removeDeviceConfirm", { code: m.machine_code })}
+                okText={t("common.remove")}
+                cancelText={t("common.cancel")}
+                okButtonProps={{ danger: true, ...testId("bo-device-remove-confirm") }}
+                onConfirm={async () => {
+                  try {
+                    await remove.mutateAsync({ eid, machineId: m.machine_id, type });
+                  } catch {
+                    return;
+                  }
+                  message.success(t("enterprise.deviceRemoved"));
+                  await refresh();
+                }}
+              >
+                <Button
+                  type="link"
+                  danger
+                  size="small"
+                  icon={<DeleteOutlined />}
+                  data-testid={`bo-device-remove-${m.machine_id}`}
+                >
+                  {t("common.remove")}
+                </Button>
+              </Popconfirm>
+            ),
+          },
+        ]
+      : []),
+  ];
+
+  return (
+    <div data-testid="admin-devices-panel">
+      {canManage && (
+        <Form
+          form={form}
+          layout="inline"
+          requiredMark={false}
+          className="kw-inline-form"
+          initialValues={{ type: 1 }}
+          onFinish={async (values) => {
+            const body = parseForm(assignForm, values);
+            try {
+              await assign.mutateAsync({ ...body, eid });
+            } catch (error) {
+              if (error instanceof ApiError && CODE_ERRORS.some((code) => error.is(code))) {
+                form.setFields([{ name: "machineCode", errors: [error.message] }]);
+              } else showError(error);
+              return;
+            }
+            message.success(t("enterprise.deviceAssigned", { code: body.machineCode }));
+            form.resetFields(["machineCode"]);
+            setType(body.type === 2 ? 2 : 1);
+            await refresh();
+          }}
+        >
+          <Form.Item name="machineCode" rules={[rule("machineCode")]}>
+            <Input
+              placeholder={t("device.codePlaceholder")}
+              data-testid="bo-device-code"
+              className="kw-w-220 kw-code-input"
+              autoComplete="off"
+            />
+          </Form.Item>
+          <Form.Item name="type" rules={[rule("type")]}>
+            <Select data-testid="bo-device-type" className="kw-w-160" options={typeOptions} />
+          </Form.Item>
+          <Form.Item>
+            <Button
+              type="primary"
+              htmlType="submit"
+              icon={<PlusOutlined />}
+              loading={assign.isPending}
+              data-testid="bo-device-submit"
+            >
+              {t("enterprise.assignDevice")}
+            </Button>
+          </Form.Item>
+        </Form>
+      )}
+      <Segmented<EnterpriseDeviceType>
+        value={type}
+        onChange={setType}
+        className="kw-mb"
+        options={typeOptions.map((o) => ({
+          value: o.value as EnterpriseDeviceType,
+          label: <span data-testid={`admin-devices-type-${o.value}`}>{o.label}</span>,
+        }))}
+      />
+      <div data-testid="bo-device-table">
+        <Table<Machine>
+          rowKey="machine_id"
+          size="small"
+          columns={columns}
+          dataSource={devices.data?.list ?? []}
+          loading={devices.isFetching}
+          scroll={{ x: 800 }}
+          pagination={{ pageSize: 20, hideOnSinglePage: true, showSizeChanger: false }}
+          onRow={(m) =>
+            ({
+              "data-testid": `bo-device-row-${m.machine_code}`,
+            }) as React.HTMLAttributes<HTMLElement>
+          }
+          locale={{
+            emptyText: devices.isError ? (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={devices.error.message}>
+                <Button size="small" onClick={() => devices.refetch()}>
+                  {t("common.retry")}
+                </Button>
+              </Empty>
+            ) : (
+              <Empty
+                image={Empty.PRESENTED_IMAGE_SIMPLE}
+                description={
+                  type === 2 ? t("enterprise.emptyMaintenance") : t("enterprise.emptyDevices")
+                }
+              />
+            ),
+          }}
+        />
+      </div>
+    </div>
+  );
+}

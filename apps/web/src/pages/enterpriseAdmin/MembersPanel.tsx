@@ -1,0 +1,207 @@
+import { DeleteOutlined, UserAddOutlined } from "@ant-design/icons";
+import {
+  DEFAULT_COUNTRY_CODE,
+  type EnterpriseMember,
+  MEMBER_KINDS,
+  type MemberKind,
+  memberAddBody,
+} from "@keyway/shared";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  App,
+  Button,
+  Empty,
+  Form,
+  Input,
+  Popconfirm,
+  Select,
+  Switch,
+  Table,
+  type TableProps,
+  Tag,
+} from "antd";
+import { enterpriseAdminApi } from "../../api/enterprises.ts";
+import { ApiError } from "../../api/errors.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { showError } from "../../api/queryClient.ts";
+import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+
+const addForm = memberAddBody.omit({ eid: true });
+const testId = (id: string) => ({ "data-testid": id }) as object;
+
+/** Business codes of adding a member that belong to the account field. */
+const ACCOUNT_CODES = ["07010109", "06010301"];
+
+export const KIND_COLORS: Record<MemberKind, string> = { member: "blue", maintenance: "purple" };
+
+/** Members of an enterprise: add by account (phone or e-mail) with kind and admin flag, remove. */
+export function MembersPanel({ eid }: { eid: number }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm();
+  const rule = useZodRule(addForm);
+  const account = Form.useWatch("account", form) as string | undefined;
+  const isEmail = (account ?? "").includes("@");
+
+  const members = useQuery({
+    queryKey: queryKeys.adminMembers(eid),
+    queryFn: () => enterpriseAdminApi.members(eid),
+    meta: { silent: true },
+  });
+  const add = useMutation({ mutationFn: enterpriseAdminApi.addMember, meta: { silent: true } });
+  const remove = useMutation({ mutationFn: enterpriseAdminApi.removeMember });
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: queryKeys.adminMembers(eid) }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
+    ]);
+
+  const kindLabel = (kind: MemberKind) =>
+    kind === "maintenance" ? t("enterprise.kindMaintenance") : t("enterprise.kindMember");
+
+  const columns: TableProps<EnterpriseMember>["columns"] = [
+    { title: t("enterprise.memberName"), dataIndex: "name", ellipsis: true },
+    { title: t("field.account"), dataIndex: "account", ellipsis: true },
+    {
+      title: t("enterprise.kind"),
+      dataIndex: "kind",
+      width: 130,
+      render: (kind: MemberKind) => <Tag color={KIND_COLORS[kind]}>{kindLabel(kind)}</Tag>,
+    },
+    {
+      title: t("enterprise.role"),
+      dataIndex: "isAdmin",
+      width: 110,
+      render: (isAdmin: 0 | 1) =>
+        isAdmin === 1 ? <Tag color="gold">{t("enterprise.admin")}</Tag> : t("enterprise.member"),
+    },
+    {
+      title: t("common.action"),
+      key: "action",
+      width: 90,
+      align: "center",
+      render: (_: unknown, m) => (
+        <Popconfirm
+          title={t("enterprise.removeMemberConfirm", { name: m.name || m.account })}
+          okText={t("common.remove")}
+          cancelText={t("common.cancel")}
+          okButtonProps={{ danger: true, ...testId("bo-member-remove-confirm") }}
+          onConfirm={async () => {
+            try {
+              await remove.mutateAsync({ eid, userId: m.userId, kind: m.kind });
+            } catch {
+              return;
+            }
+            message.success(t("enterprise.memberRemoved"));
+            await refresh();
+          }}
+        >
+          <Button
+            type="link"
+            danger
+            size="small"
+            icon={<DeleteOutlined />}
+            data-testid={`bo-member-remove-${m.userId}-${m.kind}`}
+          >
+            {t("common.remove")}
+          </Button>
+        </Popconfirm>
+      ),
+    },
+  ];
+
+  return (
+    <div data-testid="members-panel">
+      <Form
+        form={form}
+        layout="inline"
+        requiredMark={false}
+        className="kw-inline-form"
+        initialValues={{ kind: "member", isAdmin: false, countryCode: DEFAULT_COUNTRY_CODE }}
+        onFinish={async (values) => {
+          const body = parseForm(addForm, values);
+          try {
+            await add.mutateAsync({
+              ...body,
+              eid,
+              countryCode: body.account.includes("@") ? undefined : body.countryCode,
+            });
+          } catch (error) {
+            if (error instanceof ApiError && ACCOUNT_CODES.some((code) => error.is(code))) {
+              form.setFields([{ name: "account", errors: [error.message] }]);
+            } else showError(error);
+            return;
+          }
+          message.success(t("enterprise.memberAdded"));
+          form.resetFields(["account"]);
+          await refresh();
+        }}
+      >
+        {!isEmail && (
+          <Form.Item name="countryCode">
+            <CountryCodeSelect data-testid="bo-member-country" />
+          </Form.Item>
+        )}
+        <Form.Item name="account" rules={[rule("account")]}>
+          <Input
+            placeholder={t("enterprise.accountPlaceholder")}
+            data-testid="bo-member-account"
+            className="kw-w-220"
+            autoComplete="off"
+          />
+        </Form.Item>
+        <Form.Item name="kind" rules={[rule("kind")]}>
+          <Select
+            data-testid="bo-member-kind"
+            className="kw-w-140"
+            options={MEMBER_KINDS.map((kind) => ({ value: kind, label: kindLabel(kind) }))}
+          />
+        </Form.Item>
+        <Form.Item name="isAdmin" valuePropName="checked" label={t("enterprise.admin")}>
+          <Switch data-testid="bo-member-admin" />
+        </Form.Item>
+        <Form.Item>
+          <Button
+            type="primary"
+            htmlType="submit"
+            icon={<UserAddOutlined />}
+            loading={add.isPending}
+            data-testid="bo-member-submit"
+          >
+            {t("enterprise.addMember")}
+          </Button>
+        </Form.Item>
+      </Form>
+      <div data-testid="bo-member-table">
+        <Table<EnterpriseMember>
+          rowKey={(m) => `${m.userId}-${m.kind}`}
+          size="small"
+          columns={columns}
+          dataSource={members.data?.list ?? []}
+          loading={members.isFetching}
+          pagination={{ pageSize: 10, hideOnSinglePage: true, showSizeChanger: false }}
+          onRow={(m) =>
+            ({
+              "data-testid": `bo-member-row-${m.userId}-${m.kind}`,
+            }) as React.HTMLAttributes<HTMLElement>
+          }
+          locale={{
+            emptyText: members.isError ? (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={members.error.message}>
+                <Button size="small" onClick={() => members.refetch()}>
+                  {t("common.retry")}
+                </Button>
+              </Empty>
+            ) : (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("enterprise.noMembers")} />
+            ),
+          }}
+        />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,240 @@
+import { ClockCircleOutlined } from "@ant-design/icons";
+import { type EnterpriseMember, LIMITS, type Machine, maintenanceRemarkBody } from "@keyway/shared";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  Alert,
+  App,
+  Button,
+  Descriptions,
+  Drawer,
+  Empty,
+  Flex,
+  Form,
+  Input,
+  Space,
+  Table,
+  Tabs,
+  Tag,
+  Typography,
+} from "antd";
+import { type EnterpriseDeviceType, enterprisesApi } from "../../api/enterprises.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { useLang } from "../../i18n/index.ts";
+import { formatDateTime } from "../../lib/format.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { MachineCode, MachineIcon, StateBadge } from "../devices/MachineParts.tsx";
+
+const remarkForm = maintenanceRemarkBody.pick({ remark: true });
+
+interface Props {
+  eid: number;
+  type: EnterpriseDeviceType;
+  machine: Machine | null;
+  onClose: () => void;
+}
+
+/** An enterprise / maintenance device: machineInfo, personnel, maintenance remark (type 2). */
+export function EnterpriseDeviceDrawer({ eid, type, machine: row, onClose }: Props) {
+  const { t } = useLang();
+  const id = row?.machine_id ?? 0;
+  const open = row !== null;
+  const info = useQuery({
+    queryKey: queryKeys.enterpriseMachine(eid, id),
+    queryFn: () => enterprisesApi.machineInfo(eid, id),
+    enabled: open && id > 0,
+    meta: { silent: true },
+  });
+  const machine = info.data ?? row;
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      size={560}
+      destroyOnHidden
+      title={
+        machine && (
+          <Space size={10}>
+            <MachineIcon machine={machine} size={32} />
+            <span>{machine.machine_name || machine.machine_code}</span>
+          </Space>
+        )
+      }
+      data-testid="enterprise-device-drawer"
+    >
+      {machine && (
+        <Flex vertical gap={16}>
+          {info.isError && (
+            <Alert
+              type="warning"
+              showIcon
+              title={info.error.message}
+              action={
+                <Button size="small" onClick={() => info.refetch()}>
+                  {t("common.retry")}
+                </Button>
+              }
+            />
+          )}
+          <Descriptions
+            column={1}
+            size="small"
+            bordered
+            styles={{ label: { width: 140 } }}
+            items={[
+              {
+                key: "code",
+                label: t("device.code"),
+                children: <MachineCode code={machine.machine_code} copyable />,
+              },
+              {
+                key: "state",
+                label: t("device.state"),
+                children: <StateBadge machine={machine} />,
+              },
+              { key: "model", label: t("device.model"), children: machine.model || "-" },
+              { key: "version", label: t("device.version"), children: machine.version || "-" },
+              { key: "ip", label: t("device.ip"), children: machine.ip || "-" },
+              {
+                key: "group",
+                label: t("device.group"),
+                children: machine.group_name || t("group.none"),
+              },
+              {
+                key: "created",
+                label: t("device.created"),
+                children: formatDateTime(machine.created_at),
+              },
+            ]}
+          />
+          {type === 2 && (
+            <MaintenanceRemark
+              key={`${machine.machine_id}-${machine.maintenance_remark}`}
+              eid={eid}
+              machine={machine}
+            />
+          )}
+          <Tabs
+            size="small"
+            defaultActiveKey={type === 2 ? "maintenance" : "member"}
+            items={[
+              {
+                key: "member",
+                label: t("enterprise.personnel"),
+                children: <Personnel eid={eid} machineId={machine.machine_id} kind="member" />,
+              },
+              {
+                key: "maintenance",
+                label: t("enterprise.maintenancePersonnel"),
+                children: <Personnel eid={eid} machineId={machine.machine_id} kind="maintenance" />,
+              },
+            ]}
+          />
+          {/* Reserved: state, alarms, location and the cloud switch come with their endpoints. */}
+          <div className="kw-reserved" data-testid="enterprise-device-reserved">
+            <ClockCircleOutlined />
+            <span>{t("device.detailLater")}</span>
+          </div>
+        </Flex>
+      )}
+    </Drawer>
+  );
+}
+
+function Personnel(props: { eid: number; machineId: number; kind: "member" | "maintenance" }) {
+  const { t } = useLang();
+  const people = useQuery({
+    queryKey: queryKeys.enterprisePersonnel(props.eid, props.machineId, props.kind),
+    queryFn: () =>
+      props.kind === "member"
+        ? enterprisesApi.machinePersonnel(props.eid, props.machineId)
+        : enterprisesApi.machineMaintenancePersonnel(props.eid, props.machineId),
+    meta: { silent: true },
+  });
+  return (
+    <div data-testid={`enterprise-personnel-${props.kind}`}>
+      <Table<EnterpriseMember>
+        rowKey={(m) => `${m.userId}-${m.kind}`}
+        size="small"
+        pagination={false}
+        loading={people.isFetching}
+        dataSource={people.data?.list ?? []}
+        scroll={{ y: 260 }}
+        columns={[
+          { title: t("enterprise.memberName"), dataIndex: "name", ellipsis: true },
+          { title: t("field.account"), dataIndex: "account", ellipsis: true },
+          {
+            title: t("enterprise.role"),
+            dataIndex: "isAdmin",
+            width: 100,
+            render: (isAdmin: 0 | 1) =>
+              isAdmin === 1 ? (
+                <Tag color="gold">{t("enterprise.admin")}</Tag>
+              ) : (
+                t("enterprise.member")
+              ),
+          },
+        ]}
+        locale={{
+          emptyText: people.isError ? (
+            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={people.error.message}>
+              <Button size="small" onClick={() => people.refetch()}>
+                {t("common.retry")}
+              </Button>
+            </Empty>
+          ) : (
+            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("enterprise.noPersonnel")} />
+          ),
+        }}
+      />
+    </div>
+  );
+}
+
+function MaintenanceRemark({ eid, machine }: { eid: number; machine: Machine }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm();
+  const rule = useZodRule(remarkForm);
+  const save = useMutation({ mutationFn: enterprisesApi.updateMaintenanceRemark });
+  return (
+    <div>
+      <Typography.Text strong>{t("enterprise.maintenanceRemark")}</Typography.Text>
+      <Form
+        form={form}
+        layout="vertical"
+        requiredMark={false}
+        className="kw-mt-sm"
+        initialValues={{ remark: machine.maintenance_remark ?? "" }}
+        onFinish={async (values) => {
+          const { remark } = parseForm(remarkForm, values);
+          try {
+            await save.mutateAsync({ eid, machineId: machine.machine_id, remark });
+          } catch {
+            return;
+          }
+          message.success(t("enterprise.remarkSaved"));
+          await queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) });
+        }}
+      >
+        <Form.Item name="remark" rules={[rule("remark")]} className="kw-mb-sm">
+          <Input.TextArea
+            autoSize={{ minRows: 2, maxRows: 4 }}
+            showCount={{ formatter: ({ count }) => `${count} / ${LIMITS.remark.max}` }}
+            placeholder={t("device.remarkPlaceholder")}
+            data-testid="enterprise-remark-input"
+          />
+        </Form.Item>
+        <Button
+          type="primary"
+          htmlType="submit"
+          loading={save.isPending}
+          data-testid="enterprise-remark-submit"
+        >
+          {t("common.save")}
+        </Button>
+      </Form>
+    </div>
+  );
+}

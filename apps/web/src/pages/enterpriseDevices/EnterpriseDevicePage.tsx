@@ -1,0 +1,291 @@
+import { SearchOutlined, ShopOutlined } from "@ant-design/icons";
+import { HW, type Machine } from "@keyway/shared";
+import { useQuery } from "@tanstack/react-query";
+import {
+  Avatar,
+  Button,
+  Card,
+  Empty,
+  Flex,
+  Input,
+  Result,
+  Select,
+  Table,
+  type TableProps,
+  Typography,
+} from "antd";
+import { useEffect, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import {
+  type EnterpriseDeviceQuery,
+  type EnterpriseDeviceType,
+  enterprisesApi,
+} from "../../api/enterprises.ts";
+import { ApiError } from "../../api/errors.ts";
+import { queryKeys } from "../../api/keys.ts";
+import { useLang } from "../../i18n/index.ts";
+import { useDebounced } from "../../lib/useDebounced.ts";
+import { useViewportHeight } from "../../lib/useViewportHeight.ts";
+import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
+import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { MachineCode, MachineNameCell, StateBadge } from "../devices/MachineParts.tsx";
+import { EnterpriseDeviceDrawer } from "./EnterpriseDeviceDrawer.tsx";
+
+const ALL = "all";
+
+/** /device?type=1|2: enterprise or maintenance devices of the current enterprise context. */
+export function EnterpriseDevicePage() {
+  const { t } = useLang();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const type = parseDeviceType(params.get("type"));
+  const context = useAppStore(selectCurrentContext);
+  const setDeviceType = useAppStore((s) => s.setDeviceType);
+  const hasEnterprises = useAppStore((s) => s.enterprisesList.length > 0);
+
+  useEffect(() => {
+    if (context.eid !== 0) setDeviceType(type);
+  }, [context.eid, type, setDeviceType]);
+
+  if (context.eid === 0) {
+    return (
+      <div className="kw-page">
+        <Result
+          status="info"
+          icon={<ShopOutlined />}
+          title={t("enterprise.noContext")}
+          subTitle={hasEnterprises ? t("enterprise.noContextHint") : t("enterprise.noEnterprises")}
+          extra={
+            <Button type="primary" onClick={() => navigate(PERSONAL_DEVICES_ROUTE)}>
+              {t("nav.deviceList")}
+            </Button>
+          }
+          data-testid="enterprise-no-context"
+        />
+      </div>
+    );
+  }
+  // A new enterprise or type starts with fresh filters.
+  return (
+    <EnterpriseDevices
+      key={`${context.eid}-${type}`}
+      eid={context.eid}
+      type={type}
+      name={context.name}
+    />
+  );
+}
+
+function EnterpriseDevices({
+  eid,
+  type,
+  name,
+}: {
+  eid: number;
+  type: EnterpriseDeviceType;
+  name: string;
+}) {
+  const { t } = useLang();
+  const [search, setSearch] = useState("");
+  const [group, setGroup] = useState<string>(ALL);
+  const [detail, setDetail] = useState<Machine | null>(null);
+  const term = useDebounced(search.trim());
+  const groupId = group === ALL ? undefined : Number(group);
+  const query: EnterpriseDeviceQuery = { eid, type, groupId, search: term || undefined };
+
+  const devices = useQuery({
+    queryKey: queryKeys.enterpriseDevices(query),
+    queryFn: () => enterprisesApi.deviceList(query),
+    // Keep the rows on screen while a new filter loads (same enterprise and type only).
+    placeholderData: (previous) => previous,
+    meta: { silent: true },
+  });
+  const groups = useQuery({
+    queryKey: queryKeys.enterpriseGroups(eid),
+    queryFn: () => enterprisesApi.groups(eid),
+    meta: { silent: true },
+  });
+  const logo = useQuery({
+    queryKey: queryKeys.enterpriseLogo(eid),
+    queryFn: () => enterprisesApi.logo(eid),
+    staleTime: 5 * 60_000,
+    meta: { silent: true },
+  });
+  const tableHeight = useViewportHeight(330);
+  const list = devices.data?.list ?? [];
+  const filtered = term !== "" || groupId !== undefined;
+
+  const columns: TableProps<Machine>["columns"] = [
+    {
+      title: t("device.name"),
+      key: "name",
+      width: 240,
+      render: (_: unknown, m) => <MachineNameCell machine={m} />,
+    },
+    {
+      title: t("device.code"),
+      dataIndex: "machine_code",
+      width: 180,
+      render: (code: string) => <MachineCode code={code} />,
+    },
+    {
+      title: t("device.state"),
+      key: "state",
+      width: 90,
+      render: (_: unknown, m) => <StateBadge machine={m} />,
+    },
+    {
+      title: t("device.group"),
+      dataIndex: "group_name",
+      width: 130,
+      ellipsis: true,
+      render: (value: string) =>
+        value || <Typography.Text type="secondary">{t("group.none")}</Typography.Text>,
+    },
+    {
+      title: type === 2 ? t("enterprise.maintenanceRemark") : t("device.remark"),
+      key: "remark",
+      width: 170,
+      ellipsis: true,
+      render: (_: unknown, m) => (type === 2 ? m.maintenance_remark : m.machine_remark) || "-",
+    },
+    {
+      title: t("device.model"),
+      dataIndex: "model",
+      width: 120,
+      ellipsis: true,
+      render: (v: string) => v || "-",
+    },
+    {
+      title: t("device.version"),
+      dataIndex: "version",
+      width: 100,
+      ellipsis: true,
+      render: (v: string) => v || "-",
+    },
+  ];
+
+  const groupOptions = [
+    { value: ALL, label: t("group.all") },
+    ...(groups.data?.list ?? []).map((g) => ({
+      value: String(g.id),
+      label: g.deviceCount !== undefined ? `${g.name} (${g.deviceCount})` : g.name,
+    })),
+  ];
+
+  const title = type === 2 ? t("nav.maintenanceDevices") : t("nav.enterpriseDevices");
+  const brandName = logo.data?.platformName || logo.data?.name || name;
+
+  let body: React.ReactNode;
+  if (devices.isError && !devices.data) {
+    // 403 "User has no permission": not a member of the kind this list needs.
+    const refused = devices.error instanceof ApiError && devices.error.is(HW.NO_PERMISSION.code);
+    body = refused ? (
+      <Result
+        status="403"
+        title={devices.error.message}
+        subTitle={type === 2 ? t("enterprise.refusedMaintenance") : t("enterprise.refusedDevices")}
+        data-testid="enterprise-device-error"
+      />
+    ) : (
+      <Result
+        status="warning"
+        title={t("device.loadFailed")}
+        subTitle={devices.error.message}
+        extra={<Button onClick={() => devices.refetch()}>{t("common.retry")}</Button>}
+        data-testid="enterprise-device-error"
+      />
+    );
+  } else {
+    body = (
+      <div data-testid="enterprise-device-table">
+        <Table<Machine>
+          rowKey="machine_id"
+          size="middle"
+          virtual
+          columns={columns}
+          dataSource={list}
+          loading={devices.isFetching}
+          pagination={false}
+          scroll={{ x: 1030, y: tableHeight }}
+          rowClassName="kw-clickable"
+          onRow={(m) =>
+            ({
+              "data-testid": `enterprise-device-row-${m.machine_code}`,
+              onClick: () => setDetail(m),
+            }) as React.HTMLAttributes<HTMLElement>
+          }
+          locale={{
+            emptyText: (
+              <Empty
+                image={Empty.PRESENTED_IMAGE_SIMPLE}
+                description={
+                  filtered
+                    ? t("device.noMatch")
+                    : type === 2
+                      ? t("enterprise.emptyMaintenance")
+                      : t("enterprise.emptyDevices")
+                }
+                data-testid="enterprise-device-empty"
+              />
+            ),
+          }}
+        />
+      </div>
+    );
+  }
+
+  return (
+    <div className="kw-page kw-page-wide" data-testid={`enterprise-device-page-${type}`}>
+      <Flex align="center" gap={12} className="kw-page-head">
+        <Avatar
+          shape="square"
+          size={32}
+          src={logo.data?.applyLogoUrl || undefined}
+          icon={<ShopOutlined />}
+          className="kw-enterprise-logo"
+        />
+        <Typography.Title level={4} className="kw-page-title">
+          {title}
+        </Typography.Title>
+        <Typography.Text type="secondary" data-testid="enterprise-device-context">
+          {brandName}
+        </Typography.Text>
+        {devices.data && (
+          <Typography.Text type="secondary" data-testid="enterprise-device-total">
+            · {t("device.total", { total: devices.data.total ?? list.length })}
+          </Typography.Text>
+        )}
+      </Flex>
+      <Card className="kw-card" styles={{ body: { padding: 16 } }}>
+        <Flex wrap gap={12} align="center" className="kw-toolbar">
+          <Input
+            allowClear
+            prefix={<SearchOutlined />}
+            placeholder={t("device.searchPlaceholder")}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            className="kw-toolbar-search"
+            data-testid="enterprise-device-search"
+          />
+          <Select
+            value={group}
+            onChange={setGroup}
+            options={groupOptions}
+            loading={groups.isPending}
+            className="kw-toolbar-select"
+            popupMatchSelectWidth={false}
+            data-testid="enterprise-device-group-filter"
+          />
+        </Flex>
+        {body}
+      </Card>
+      <EnterpriseDeviceDrawer
+        eid={eid}
+        type={type}
+        machine={detail}
+        onClose={() => setDetail(null)}
+      />
+    </div>
+  );
+}
