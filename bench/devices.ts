@@ -55,17 +55,15 @@ export async function run() {
         })),
       )
       .returning({ id: devices.id, code: devices.code });
-    await db
-      .insert(enterpriseDevices)
-      .values(
-        rows.map((r) => ({
-          enterpriseId: enterprise.id,
-          deviceId: r.id,
-          type: 1,
-          name: r.code,
-          createdAt: now,
-        })),
-      );
+    await db.insert(enterpriseDevices).values(
+      rows.map((r) => ({
+        enterpriseId: enterprise.id,
+        deviceId: r.id,
+        type: 1,
+        name: r.code,
+        createdAt: now,
+      })),
+    );
   }
   const login = await app.inject({
     method: "POST",

@@ -31,7 +31,10 @@ async function logIn(page: Page, email: string, password: string) {
 
 async function pickOption(page: Page, selectTestId: string, label: string) {
   await page.click(tid(selectTestId));
-  await page.locator(".ant-select-dropdown:visible .ant-select-item-option", { hasText: label }).first().click();
+  await page
+    .locator(".ant-select-dropdown:visible .ant-select-item-option", { hasText: label })
+    .first()
+    .click();
 }
 
 describe("devices and enterprises in the browser", () => {
@@ -56,13 +59,18 @@ describe("devices and enterprises in the browser", () => {
     await ops.click(tid("bo-enterprise-create"));
     await ops.fill(tid("bo-enterprise-name"), "Acme Plastics");
     await ops.click(tid("bo-enterprise-submit"));
-    const enterpriseRow = ops.locator(`[data-testid^="bo-enterprise-row-"]`, { hasText: "Acme Plastics" });
+    const enterpriseRow = ops.locator(`[data-testid^="bo-enterprise-row-"]`, {
+      hasText: "Acme Plastics",
+    });
     await enterpriseRow.waitFor();
     await enterpriseRow.click();
     await ops.fill(tid("bo-member-account"), "engineer@example.com");
     await ops.click(tid("bo-member-submit"));
     await ops.getByText("engineer@example.com").first().waitFor();
-    await ops.getByRole("tab", { name: /devices/i }).last().click();
+    await ops
+      .getByRole("tab", { name: /devices/i })
+      .last()
+      .click();
     await ops.fill(tid("bo-device-code"), codes[1]);
     await ops.click(tid("bo-device-submit"));
     await ops.getByText(codes[1]).first().waitFor();
@@ -112,7 +120,10 @@ describe("devices and enterprises in the browser", () => {
     await page.click(tid("nav-index"));
     await page.locator(tid(`device-row-${codes[0]}`)).waitFor();
     await page.click(tid(`device-delete-${id}`));
-    await page.locator(".ant-modal-confirm .ant-btn-dangerous, .ant-popconfirm .ant-btn-primary").first().click();
+    await page
+      .locator(".ant-modal-confirm .ant-btn-dangerous, .ant-popconfirm .ant-btn-primary")
+      .first()
+      .click();
     await page.locator(tid(`device-row-${codes[0]}`)).waitFor({ state: "detached" });
     await context.close();
   });
