@@ -125,10 +125,16 @@ export async function buildApp(deps: AppDeps) {
 /** The built SPA, with its routes falling back to index.html; API paths answer 404 envelopes. */
 async function serveWeb(app: FastifyInstance, webDist: string) {
   const hasWeb = existsSync(path.join(webDist, "index.html"));
-  if (hasWeb) await app.register(fastifyStatic, { root: webDist, wildcard: false });
+  // Wildcard serving: a rebuilt bundle (new hashed file names) is served without a restart;
+  // unknown files fall through to the not-found handler below.
+  if (hasWeb) await app.register(fastifyStatic, { root: webDist });
   app.setNotFoundHandler((request, reply) => {
-    const isApi = /^\/(api|eapi|ws|tunnel)(\/|$)/.test(request.url);
-    if (hasWeb && request.method === "GET" && !isApi) return reply.sendFile("index.html");
+    const pathname = request.url.split("?")[0];
+    const isApi = /^\/(api|eapi|ws|tunnel)(\/|$)/.test(pathname);
+    // Screens (no file extension) get the SPA; a missing asset stays a 404.
+    const isFile = /\.[a-z0-9]+$/i.test(pathname);
+    if (hasWeb && request.method === "GET" && !isApi && !isFile)
+      return reply.sendFile("index.html");
     throw new AppError("NOT_FOUND", null, 404);
   });
 }

@@ -187,6 +187,8 @@ export interface Machine {
   alias: string;
   maintenance_remark: string;
   limit_authority: LimitAuthority;
+  /** The viewer's exact identity (limit_authority 2 covers both Bkey and ordinary user). */
+  role: DeviceRole;
   /** 0 Akey+Bkey, 1 Akey+Password. */
   check_type: 0 | 1;
   cloud_service: 0 | 1;
@@ -257,4 +259,29 @@ export interface MachineTypeIcon {
   pattern: string;
   image: string;
   name: string;
+  nameZh: string;
 }
+
+/** `GET /api/internal/v1/icons`: the machine type icon map. */
+export interface MachineIconMap {
+  list: MachineTypeIcon[];
+  default: { image: string; name: string; nameZh: string };
+}
+
+export type DeviceRole = "akey" | "bkey" | "user" | "none";
+
+/** `GET /api/device/v1/user/role/info`: the caller's identity on a device. */
+export interface DeviceRoleInfo {
+  limit_authority: LimitAuthority;
+  role: DeviceRole;
+}
+
+/** `GET /eapi/o/getlogo`. */
+export interface EnterpriseLogo {
+  name: string;
+  platformName: string;
+  applyLogoUrl: string;
+}
+
+/** 1 enterprise devices, 2 maintenance devices. */
+export type EnterpriseDeviceType = 1 | 2;

@@ -1,10 +1,13 @@
 import type {
   DeviceGroup,
+  DeviceRole,
+  DeviceRoleInfo,
   groupCreateBody,
   groupMoveBody,
   groupRenameBody,
   ListResult,
   Machine,
+  MachineIconMap,
   MachineTypeIcon,
   machineAddBody,
   machineUpdateBody,
@@ -13,20 +16,7 @@ import type { z } from "zod";
 import { api } from "./client.ts";
 import { ApiError } from "./errors.ts";
 
-export type { DeviceGroup, Machine, MachineTypeIcon };
-
-/** The caller's identity on a device (GET /device/v1/user/role/info). */
-export type DeviceRole = "akey" | "bkey" | "user" | "none";
-export interface DeviceRoleInfo {
-  limit_authority: number;
-  role: DeviceRole;
-}
-
-/** GET /internal/v1/icons: the machine type icon map (SPEC §3). */
-export interface MachineIconMap {
-  list: MachineTypeIcon[];
-  default: { image: string; name: string };
-}
+export type { DeviceGroup, DeviceRole, DeviceRoleInfo, Machine, MachineIconMap, MachineTypeIcon };
 
 export interface MachineSelectQuery {
   groupId?: number;

@@ -1,5 +1,7 @@
 import type {
   DeviceGroup,
+  EnterpriseDeviceType,
+  EnterpriseLogo,
   EnterpriseMember,
   EnterpriseSummary,
   enterpriseDeviceAssignBody,
@@ -14,22 +16,19 @@ import { PAGE_SIZE } from "@keyway/shared";
 import type { z } from "zod";
 import { api, eapi } from "./client.ts";
 
-export type { EnterpriseMember, EnterpriseSummary, MemberKind };
-
-/** 1 enterprise devices, 2 maintenance devices. */
-export type EnterpriseDeviceType = 1 | 2;
+export type {
+  EnterpriseDeviceType,
+  EnterpriseLogo,
+  EnterpriseMember,
+  EnterpriseSummary,
+  MemberKind,
+};
 
 export interface EnterpriseDeviceQuery {
   eid: number;
   type: EnterpriseDeviceType;
   groupId?: number;
   search?: string;
-}
-
-export interface EnterpriseLogo {
-  name: string;
-  platformName: string;
-  applyLogoUrl: string;
 }
 
 /** Enterprise context calls of SPEC §7 "Enterprise" (the caller must be a member). */

@@ -246,7 +246,6 @@ const en = {
       akey: "Akey",
       bkey: "Bkey",
       user: "User",
-      bkeyOrUser: "Bkey / user",
       none: "None",
     },
     model: "Model",

@@ -240,7 +240,6 @@ const zh: Messages = {
       akey: "Akey",
       bkey: "Bkey",
       user: "普通用户",
-      bkeyOrUser: "Bkey / 普通用户",
       none: "无",
     },
     model: "型号",

@@ -1,7 +1,7 @@
 import { groupCreateBody, machineAddBody, machineUpdateBody, provisionBody } from "@keyway/shared";
 import { describe, expect, it } from "vitest";
 import { provisionCsv } from "../pages/backManage/provisionCsv.ts";
-import { identityFromLimit, isOnline, machineIconUrl, toIds } from "../pages/devices/machine.ts";
+import { isOnline, machineIconUrl, toIds } from "../pages/devices/machine.ts";
 import { activeEntryKey, entryDeviceType, visibleEntries } from "../pages/layout/nav.tsx";
 import { enterpriseDevicePath, LANDING_ROUTE, parseDeviceType } from "../paths.ts";
 import { PERSONAL_CONTEXT } from "../store/app.ts";
@@ -41,18 +41,11 @@ describe("machine helpers", () => {
     expect(isOnline({ online: false, state: 0 })).toBe(false);
   });
 
-  it("maps limit_authority to an identity", () => {
-    expect(identityFromLimit(3)).toBe("akey");
-    expect(identityFromLimit(2)).toBe("bkeyOrUser");
-    expect(identityFromLimit(0)).toBe("none");
-    expect(identityFromLimit(undefined)).toBe("none");
-  });
-
   it("picks the machine's icon, then the icon map, then the default", () => {
     const map = {
       list: [
-        { pattern: "[", image: "/bad.png", name: "broken" },
-        { pattern: "^HMI", image: "/hmi.png", name: "HMI" },
+        { pattern: "[", image: "/bad.png", name: "broken", nameZh: "坏" },
+        { pattern: "^HMI", image: "/hmi.png", name: "HMI", nameZh: "触摸屏" },
       ],
       default: { image: "/default.png" },
     };

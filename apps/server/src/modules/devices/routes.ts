@@ -6,6 +6,7 @@ import {
   groupMoveBody,
   groupRenameBody,
   MACHINE_TYPE_ICONS,
+  type MachineIconMap,
   machineAddBody,
   machineDelBody,
   machineIconSvg,
@@ -225,7 +226,7 @@ export function deviceRoutes(
     "/api/internal/v1/icons",
     { schema: { tags, summary: "Machine type icon map" } },
     async () =>
-      ok({
+      ok<MachineIconMap>({
         list: MACHINE_TYPE_ICONS.map((icon) => ({
           pattern: icon.pattern.source,
           image: machineIconUrl(icon),

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import {
   type DeviceGroup,
+  type DeviceRoleInfo,
   GROUP_LIMIT,
   type LimitAuthority,
   type Machine,
@@ -71,6 +72,7 @@ export function toMachine(
     alias: view.link?.alias ?? "",
     maintenance_remark: view.maintenanceRemark ?? "",
     limit_authority: view.link ? AUTHORITY[view.link.role] : 0,
+    role: view.link?.role ?? "none",
     check_type: device.checkType === 1 ? 1 : 0,
     cloud_service: device.cloudService ? 1 : 0,
     groups: (view.link ? view.link.groupId : view.groupId) ?? 0,
@@ -256,7 +258,7 @@ export function createDeviceService(deps: { db: Db; clock: Clock }) {
     return toMachine(row.device, { link: row.link, groupName: row.groupName });
   }
 
-  async function roleInfo(userId: number, deviceId: number) {
+  async function roleInfo(userId: number, deviceId: number): Promise<DeviceRoleInfo> {
     const [link] = await db
       .select({ role: deviceLinks.role })
       .from(deviceLinks)
@@ -264,7 +266,7 @@ export function createDeviceService(deps: { db: Db; clock: Clock }) {
       .limit(1);
     return {
       limit_authority: link ? AUTHORITY[link.role] : 0,
-      role: link?.role ?? ("none" as const),
+      role: link?.role ?? "none",
     };
   }
 

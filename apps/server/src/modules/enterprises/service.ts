@@ -1,4 +1,5 @@
 import type {
+  EnterpriseLogo,
   EnterpriseMember,
   EnterpriseSummary,
   Machine,
@@ -138,7 +139,7 @@ export function createEnterpriseService(deps: {
     return summary(a.enterprise, a.kinds, a.isAdmin);
   }
 
-  async function logo(eid: number) {
+  async function logo(eid: number): Promise<EnterpriseLogo> {
     const e = await requireEnterprise(eid);
     return { name: e.name, platformName: e.platformName, applyLogoUrl: e.applyLogoUrl };
   }

@@ -2,7 +2,7 @@ import { DeleteOutlined, EditOutlined, EyeOutlined, FolderOutlined } from "@ant-
 import type { Machine } from "@keyway/shared";
 import { Card, Skeleton, Tooltip, Typography } from "antd";
 import { useLang } from "../../i18n/index.ts";
-import { LimitIdentityTag, MachineIcon, StateBadge } from "./MachineParts.tsx";
+import { IdentityTag, MachineIcon, StateBadge } from "./MachineParts.tsx";
 
 interface Props {
   machines: readonly Machine[];
@@ -89,7 +89,7 @@ export function DeviceCards({ machines, loading, onDetail, onEdit, onMove, onDel
           </div>
           <div className="kw-device-card-meta">
             <StateBadge machine={m} />
-            <LimitIdentityTag limit={m.limit_authority} />
+            <IdentityTag identity={m.role} />
           </div>
           <Typography.Text className="kw-code kw-small" type="secondary">
             {m.machine_code}

@@ -2,19 +2,11 @@ import { ClockCircleOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import { Alert, Button, Descriptions, Drawer, Flex, Skeleton, Space, Typography } from "antd";
-import { type DeviceRole, devicesApi } from "../../api/devices.ts";
+import { devicesApi } from "../../api/devices.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { IdentityTag, MachineCode, MachineIcon, StateBadge } from "./MachineParts.tsx";
-import type { IdentityKey } from "./machine.ts";
-
-const ROLE_IDENTITY: Record<DeviceRole, IdentityKey> = {
-  akey: "akey",
-  bkey: "bkey",
-  user: "user",
-  none: "none",
-};
 
 /**
  * Device detail (GET /device/v1/detail + /device/v1/user/role/info). The list row is shown
@@ -103,7 +95,7 @@ export function DeviceDetailDrawer(props: {
                   <Skeleton.Input size="small" active />
                 ) : role.data ? (
                   <span data-testid="device-detail-identity">
-                    <IdentityTag identity={ROLE_IDENTITY[role.data.role] ?? "none"} />
+                    <IdentityTag identity={role.data.role} />
                   </span>
                 ) : (
                   "-"

@@ -39,7 +39,7 @@ import { DeviceCards } from "./DeviceCards.tsx";
 import { DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
 import { EditDeviceModal } from "./EditDeviceModal.tsx";
 import { GroupsModal } from "./GroupsModal.tsx";
-import { LimitIdentityTag, MachineCode, MachineNameCell, StateBadge } from "./MachineParts.tsx";
+import { IdentityTag, MachineCode, MachineNameCell, StateBadge } from "./MachineParts.tsx";
 import { MoveGroupModal } from "./MoveGroupModal.tsx";
 import { toIds } from "./machine.ts";
 
@@ -165,7 +165,7 @@ function PersonalDevices() {
       title: t("device.identityLabel"),
       dataIndex: "limit_authority",
       width: 100,
-      render: (limit: number) => <LimitIdentityTag limit={limit} />,
+      render: (_: unknown, m: Machine) => <IdentityTag identity={m.role} />,
     },
     {
       title: t("common.action"),

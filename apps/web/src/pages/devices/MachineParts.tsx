@@ -4,7 +4,7 @@ import { Badge, Tag, Typography } from "antd";
 import { useState } from "react";
 import { useMachineIcons } from "../../api/hooks.ts";
 import { useLang } from "../../i18n/index.ts";
-import { type IdentityKey, identityFromLimit, isOnline, machineIconUrl } from "./machine.ts";
+import { type IdentityKey, isOnline, machineIconUrl } from "./machine.ts";
 
 /**
  * The machine type icon (SPEC §3 icon map). Machines carry their icon URL; only one without
@@ -97,7 +97,6 @@ const IDENTITY_COLORS: Record<IdentityKey, string> = {
   akey: "gold",
   bkey: "blue",
   user: "default",
-  bkeyOrUser: "blue",
   none: "default",
 };
 
@@ -108,10 +107,6 @@ export function IdentityTag({ identity }: { identity: IdentityKey }) {
       {t(`device.identity.${identity}`)}
     </Tag>
   );
-}
-
-export function LimitIdentityTag({ limit }: { limit: number | null | undefined }) {
-  return <IdentityTag identity={identityFromLimit(limit)} />;
 }
 
 /** A machine code in a monospace font; `copyable` adds a copy button (details, not lists). */

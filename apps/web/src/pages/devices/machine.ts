@@ -1,4 +1,4 @@
-import type { Machine, MachineTypeIcon } from "@keyway/shared";
+import type { DeviceRole, Machine, MachineTypeIcon } from "@keyway/shared";
 
 /** Online when the server says so (`online`, or `state` 1 on older payloads). */
 export function isOnline(machine: Pick<Machine, "online" | "state">): boolean {
@@ -9,12 +9,7 @@ export function isOnline(machine: Pick<Machine, "online" | "state">): boolean {
  * The caller's identity from limit_authority (SPEC §3: 3 Akey, 2 Bkey or ordinary user,
  * 0 none). The list cannot tell Bkey from an ordinary user; the detail's role/info can.
  */
-export type IdentityKey = "akey" | "bkey" | "user" | "bkeyOrUser" | "none";
-export function identityFromLimit(limit: number | null | undefined): IdentityKey {
-  if (limit === 3) return "akey";
-  if (limit === 2) return "bkeyOrUser";
-  return "none";
-}
+export type IdentityKey = DeviceRole;
 
 /**
  * The icon of a machine: its own `icon` URL, else the first icon-map entry whose pattern
