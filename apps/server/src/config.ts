@@ -29,7 +29,8 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\//, "must be an smtp:// URL")
     .optional(),
   SMS_PROVIDER: z.enum(["outbox"]).default("outbox"),
-  PUBLIC_URL: z.url().default("http://localhost:8080"),
+  /** Defaults to http://localhost:<PORT>. */
+  PUBLIC_URL: z.url().optional(),
   SECRET_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)")
@@ -43,9 +44,10 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default("Keyway <no-reply@keyway.local>"),
 });
 
-export type Config = Omit<z.infer<typeof envSchema>, "SECRET_KEY" | "DEMO"> & {
+export type Config = Omit<z.infer<typeof envSchema>, "SECRET_KEY" | "DEMO" | "PUBLIC_URL"> & {
   SECRET_KEY: string;
   DEMO: boolean;
+  PUBLIC_URL: string;
 };
 
 export class ConfigError extends Error {}
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...values,
     DATA_DIR: dataDir,
     DEMO: values.DEMO === "1",
+    PUBLIC_URL: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ""),
     SECRET_KEY: values.SECRET_KEY ?? secretKeyFromDataDir(dataDir),
   };
 }
@@ -81,6 +84,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...envSchema.parse({ LOG_LEVEL: "silent", DEMO: "0" }),
     DEMO: false,
+    PUBLIC_URL: "http://localhost:8080",
     SECRET_KEY: "0".repeat(64),
     ...overrides,
   };
