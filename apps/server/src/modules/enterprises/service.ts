@@ -39,6 +39,15 @@ function accountOf(u: { email: string | null; phone: string | null; countryCode:
   return u.email ?? (u.phone ? `+${u.countryCode} ${u.phone}` : "");
 }
 
+/** The row of an enterprise's hold on a device as one type of list. */
+function heldBy(eid: number, deviceId: number, type: ListType) {
+  return and(
+    eq(enterpriseDevices.enterpriseId, eid),
+    eq(enterpriseDevices.deviceId, deviceId),
+    eq(enterpriseDevices.type, type),
+  );
+}
+
 export type EnterpriseService = ReturnType<typeof createEnterpriseService>;
 
 /**
@@ -285,13 +294,7 @@ export function createEnterpriseService(deps: {
     await db
       .update(enterpriseDevices)
       .set({ maintenanceRemark: remark })
-      .where(
-        and(
-          eq(enterpriseDevices.enterpriseId, eid),
-          eq(enterpriseDevices.deviceId, deviceId),
-          eq(enterpriseDevices.type, 2),
-        ),
-      );
+      .where(heldBy(eid, deviceId, 2));
   }
 
   async function permission(viewer: Viewer, eid: number) {
@@ -439,13 +442,7 @@ export function createEnterpriseService(deps: {
     requireOperator(viewer);
     const removed = await db
       .delete(enterpriseDevices)
-      .where(
-        and(
-          eq(enterpriseDevices.enterpriseId, input.eid),
-          eq(enterpriseDevices.deviceId, input.deviceId),
-          eq(enterpriseDevices.type, input.type),
-        ),
-      )
+      .where(heldBy(input.eid, input.deviceId, input.type))
       .returning({ deviceId: enterpriseDevices.deviceId });
     if (removed.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
   }
@@ -493,13 +490,7 @@ export function createEnterpriseService(deps: {
     const updated = await db
       .update(enterpriseDevices)
       .set({ groupId: input.groupId || null })
-      .where(
-        and(
-          eq(enterpriseDevices.enterpriseId, input.eid),
-          eq(enterpriseDevices.deviceId, input.deviceId),
-          eq(enterpriseDevices.type, input.type),
-        ),
-      )
+      .where(heldBy(input.eid, input.deviceId, input.type))
       .returning({ deviceId: enterpriseDevices.deviceId });
     if (updated.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
   }
