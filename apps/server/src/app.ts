@@ -7,6 +7,7 @@ import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import websocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import {
   jsonSchemaTransform,
@@ -25,6 +26,8 @@ import { deviceRoutes } from "./modules/devices/routes.ts";
 import { createDeviceService } from "./modules/devices/service.ts";
 import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
 import { createEnterpriseService } from "./modules/enterprises/service.ts";
+import { gatewayRoutes } from "./modules/gateway/routes.ts";
+import { createGateway } from "./modules/gateway/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
@@ -65,6 +68,7 @@ export async function buildApp(deps: AppDeps) {
       },
     },
   });
+  await app.register(websocket);
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: () => new AppError("RATE_LIMITED", null, 429),
@@ -101,6 +105,8 @@ export async function buildApp(deps: AppDeps) {
     clock,
     findUser: (ref) => accounts.findUser(ref),
   });
+  const gateway = createGateway({ db, clock, log: app.log });
+  await gateway.start();
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -109,16 +115,18 @@ export async function buildApp(deps: AppDeps) {
     notifyRoutes(api, { notifier, operator });
     deviceRoutes(api, { devices, auth, operator });
     enterpriseRoutes(api, { enterprises, auth });
+    gatewayRoutes(api, { gateway });
   });
 
   await serveWeb(app, config.WEB_DIST);
   app.addHook("onClose", async () => {
     await notifier.stop();
+    await gateway.close();
     senders.close();
   });
 
   return Object.assign(app, {
-    services: { accounts, notifier, verification, devices, enterprises },
+    services: { accounts, notifier, verification, devices, enterprises, gateway },
   });
 }
 

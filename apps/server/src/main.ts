@@ -44,6 +44,7 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   await app.listen({ port: config.PORT, host: config.HOST });
+  const mqttPort = await app.services.gateway.listenTcp(config.MQTT_PORT, config.HOST);
   const url = config.PUBLIC_URL;
   const lines = [
     "",
@@ -51,6 +52,7 @@ async function main() {
     `  Database: ${database.kind === "pglite" ? `embedded PGlite in ${config.DATA_DIR}` : "PostgreSQL"}`,
     `  E-mail: ${config.SMTP_URL ? "SMTP" : "local outbox (codes are printed in this log)"}; SMS: ${config.SMS_PROVIDER}`,
     `  API documentation: ${url}/apiDoc`,
+    `  Device gateway: mqtt://localhost:${mqttPort} and ${url.replace(/^http/, "ws")}/mqtt`,
   ];
   if (config.DEMO) {
     lines.push(

@@ -1,5 +1,6 @@
 /** Every module's tables, for drizzle-kit and the typed client. */
 export * from "../modules/accounts/schema.ts";
+export * from "../modules/alarms/schema.ts";
 export * from "../modules/devices/schema.ts";
 export * from "../modules/enterprises/schema.ts";
 export * from "../modules/notify/schema.ts";

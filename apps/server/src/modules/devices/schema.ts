@@ -36,6 +36,9 @@ export const devices = pgTable(
     lat: doublePrecision("lat"),
     lng: doublePrecision("lng"),
     address: text("address").notNull().default(""),
+    /** gps | base | ip (automatic) or manual. */
+    locationWay: text("location_way").notNull().default("gps"),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
   (t) => [uniqueIndex("devices_code_key").on(t.code)],

@@ -1,0 +1,39 @@
+import {
+  index,
+  integer,
+  pgTable,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { devices } from "../devices/schema.ts";
+
+/**
+ * Alarms as devices raise them (SPEC §3 Alarm). `uid` is the device's id for the alarm:
+ * one row per (device, uid), so a retried publish is stored once.
+ */
+export const alarms = pgTable(
+  "alarms",
+  {
+    id: serial("id").primaryKey(),
+    deviceId: integer("device_id")
+      .notNull()
+      .references(() => devices.id, { onDelete: "cascade" }),
+    uid: text("uid").notNull(),
+    type: text("type").notNull(),
+    variable: text("variable").notNull().default(""),
+    level: smallint("level").notNull().default(1),
+    content: text("content").notNull(),
+    time: timestamp("time", { withTimezone: true }).notNull(),
+    timeZone: text("time_zone").notNull().default("UTC"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("alarms_device_uid_key").on(t.deviceId, t.uid),
+    index("alarms_device_time_idx").on(t.deviceId, t.time),
+  ],
+);
+
+export type Alarm = typeof alarms.$inferSelect;

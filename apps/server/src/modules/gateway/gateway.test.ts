@@ -1,0 +1,221 @@
+import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
+import type { ProvisionedDevice } from "@keyway/shared";
+import { eq } from "drizzle-orm";
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../seed.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+import { alarms } from "../alarms/schema.ts";
+import { devices } from "../devices/schema.ts";
+
+let h: Harness;
+let port: number;
+let operator: string;
+const clients: MqttClient[] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seedDemo(h.app.services.accounts);
+  operator = await h.login("operator@keyway.local", "operator123");
+  port = await h.app.services.gateway.listenTcp(0, "127.0.0.1");
+});
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await h.close();
+});
+
+async function provision(): Promise<ProvisionedDevice> {
+  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
+    form: { count: 1, model: "MT8071iE" },
+    token: operator,
+  });
+  return res.body.hwdata.list[0];
+}
+
+/** Connects as a device; resolves on CONNACK, rejects on refusal. */
+function connect(
+  code: string,
+  secret: string,
+  opts: mqtt.IClientOptions = {},
+): Promise<MqttClient> {
+  return new Promise((resolve, reject) => {
+    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
+      username: code,
+      password: secret,
+      clientId: `${code}-${Math.random().toString(16).slice(2, 8)}`,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+      ...opts,
+    });
+    clients.push(client);
+    client.once("connect", () => resolve(client));
+    client.once("error", (error) => reject(error));
+    client.once("close", () => reject(new Error("closed")));
+  });
+}
+
+const publish = (client: MqttClient, topic: string, payload: unknown) =>
+  client.publishAsync(topic, JSON.stringify(payload), { qos: 1 });
+
+async function deviceRow(code: string) {
+  const [row] = await h.db.select().from(devices).where(eq(devices.code, code));
+  return row;
+}
+
+const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("device gateway", () => {
+  it("refuses a wrong secret and an unknown code", async () => {
+    const d = await provision();
+    await expect(connect(d.machineCode, "wrong-secret")).rejects.toThrow(
+      /Bad username or password|Not authorized|closed/i,
+    );
+    await expect(connect("KW-00000-00000", d.deviceSecret)).rejects.toThrow();
+  });
+
+  it("marks a device online while connected and offline when it goes away", async () => {
+    const d = await provision();
+    const client = await connect(d.machineCode, d.deviceSecret, {
+      will: {
+        topic: deviceTopic(d.machineCode, "state"),
+        payload: Buffer.from('{"state":"offline"}'),
+        qos: 1,
+        retain: true,
+      },
+    });
+    await publish(client, deviceTopic(d.machineCode, "state"), {
+      state: "online",
+      version: "2.1.0",
+      ip: "10.0.0.7",
+    });
+    await until(async () => (await deviceRow(d.machineCode)).online);
+    expect(await deviceRow(d.machineCode)).toMatchObject({ version: "2.1.0", ip: "10.0.0.7" });
+    expect((await deviceRow(d.machineCode)).lastSeenAt).toBeInstanceOf(Date);
+
+    client.stream.destroy(); // an abrupt loss, as when the site's power fails
+    await until(async () => !(await deviceRow(d.machineCode)).online);
+
+    const back = await connect(d.machineCode, d.deviceSecret);
+    await until(async () => (await deviceRow(d.machineCode)).online);
+    await back.endAsync();
+    await until(async () => !(await deviceRow(d.machineCode)).online);
+  });
+
+  it("stores an alarm before acknowledging it, once even when the publish is retried", async () => {
+    const d = await provision();
+    const client = await connect(d.machineCode, d.deviceSecret);
+    const alarm: AlarmPayload = {
+      id: "a-1",
+      type: "high",
+      variable: "Tank1.Level",
+      level: 3,
+      content: "Tank 1 level above 95%",
+      time: Date.parse("2026-11-21T07:59:00Z"),
+      timeZone: "Asia/Shanghai",
+    };
+    // publishAsync resolves on PUBACK: the row must exist by then.
+    await publish(client, deviceTopic(d.machineCode, "alarm"), alarm);
+    const device = await deviceRow(d.machineCode);
+    const stored = await h.db.select().from(alarms).where(eq(alarms.deviceId, device.id));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      uid: "a-1",
+      type: "high",
+      variable: "Tank1.Level",
+      level: 3,
+      content: "Tank 1 level above 95%",
+      timeZone: "Asia/Shanghai",
+    });
+    expect(stored[0].time.toISOString()).toBe("2026-11-21T07:59:00.000Z");
+
+    await publish(client, deviceTopic(d.machineCode, "alarm"), alarm); // the retry
+    await publish(client, deviceTopic(d.machineCode, "alarm"), { ...alarm, id: "a-2" });
+    const after = await h.db.select().from(alarms).where(eq(alarms.deviceId, device.id));
+    expect(after.map((a) => a.uid).sort()).toEqual(["a-1", "a-2"]);
+  });
+
+  it("cuts off a device that publishes to another device's topic or subscribes to it", async () => {
+    const [mine, other] = [await provision(), await provision()];
+    const client = await connect(mine.machineCode, mine.deviceSecret);
+    const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
+    client.publish(
+      deviceTopic(other.machineCode, "alarm"),
+      JSON.stringify({ id: "x", type: "t", content: "forged", time: Date.now() }),
+      { qos: 1 },
+    );
+    await closed;
+    const otherRow = await deviceRow(other.machineCode);
+    expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, otherRow.id))).toHaveLength(
+      0,
+    );
+
+    const again = await connect(mine.machineCode, mine.deviceSecret);
+    // A negative SUBACK (0x80): refused, but the device stays connected.
+    await expect(
+      again.subscribeAsync(deviceTopic(other.machineCode, "cmd"), { qos: 1 }),
+    ).rejects.toThrow(/Subscribe error/);
+    expect(again.connected).toBe(true);
+    const own = await again.subscribeAsync(deviceTopic(mine.machineCode, "cmd"), { qos: 1 });
+    expect(own[0].qos).toBe(1);
+  });
+
+  it("delivers a cloud command to the device's cmd topic", async () => {
+    const d = await provision();
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await client.subscribeAsync(deviceTopic(d.machineCode, "cmd"), { qos: 1 });
+    const received = new Promise<string>((resolve) =>
+      client.on("message", (_t, payload) => resolve(payload.toString())),
+    );
+    await h.app.services.gateway.sendCommand(d.machineCode, { type: "cloudSwitch", open: false });
+    expect(JSON.parse(await received)).toEqual({ type: "cloudSwitch", open: false });
+  });
+
+  it("accepts devices over MQTT-over-WebSocket on the HTTP port", async () => {
+    const d = await provision();
+    await h.app.listen({ port: 0, host: "127.0.0.1" });
+    const address = h.app.server.address();
+    const httpPort = typeof address === "object" && address ? address.port : 0;
+    const client = mqtt.connect(`ws://127.0.0.1:${httpPort}/mqtt`, {
+      username: d.machineCode,
+      password: d.deviceSecret,
+      reconnectPeriod: 0,
+    });
+    clients.push(client);
+    await new Promise<void>((resolve, reject) => {
+      client.once("connect", () => resolve());
+      client.once("error", reject);
+    });
+    await publish(client, deviceTopic(d.machineCode, "alarm"), {
+      id: "ws-1",
+      type: "low",
+      content: "Pressure low",
+      time: Date.now(),
+    });
+    const device = await deviceRow(d.machineCode);
+    expect(device.online).toBe(true);
+    expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, device.id))).toHaveLength(1);
+  });
+
+  it("stores the device's automatic location", async () => {
+    const d = await provision();
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await publish(client, deviceTopic(d.machineCode, "location"), {
+      lat: 31.23,
+      lng: 121.47,
+      way: "gps",
+      address: "Shanghai",
+    });
+    expect(await deviceRow(d.machineCode)).toMatchObject({
+      lat: 31.23,
+      lng: 121.47,
+      locationWay: "gps",
+      address: "Shanghai",
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import { z } from "zod";
+
+/**
+ * The device protocol (ARCHITECTURE "Device protocol"): MQTT topics under
+ * `kw/v1/<machineCode>/` and their JSON payloads. Devices authenticate with
+ * username = machine code, password = device secret.
+ */
+export const TOPIC_ROOT = "kw/v1";
+
+export const DEVICE_TOPICS = ["state", "alarm", "location", "data", "cmd"] as const;
+export type DeviceTopic = (typeof DEVICE_TOPICS)[number];
+/** What a device may publish; `cmd` is the cloud's to the device. */
+export const UPLINK_TOPICS: readonly DeviceTopic[] = ["state", "alarm", "location", "data"];
+
+export function deviceTopic(machineCode: string, topic: DeviceTopic): string {
+  return `${TOPIC_ROOT}/${machineCode}/${topic}`;
+}
+
+export function parseDeviceTopic(
+  topic: string,
+): { machineCode: string; topic: DeviceTopic } | null {
+  const parts = topic.split("/");
+  if (parts.length !== 4 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT) return null;
+  const kind = parts[3] as DeviceTopic;
+  if (!DEVICE_TOPICS.includes(kind) || !parts[2]) return null;
+  return { machineCode: parts[2], topic: kind };
+}
+
+/** `state`, retained; the last will publishes `{ state: "offline" }`. */
+export const statePayload = z.object({
+  state: z.enum(["online", "offline"]),
+  model: z.string().max(64).optional(),
+  version: z.string().max(64).optional(),
+  ip: z.string().max(64).optional(),
+  iccid: z.string().max(32).optional(),
+});
+export type StatePayload = z.infer<typeof statePayload>;
+
+/**
+ * `alarm`, QoS 1. `id` is the device's own id for this alarm: a retried publish with the
+ * same id is stored once.
+ */
+export const alarmPayload = z.object({
+  id: z.string().min(1).max(64),
+  type: z.string().min(1).max(32),
+  variable: z.string().max(64).default(""),
+  level: z.number().int().min(0).max(9).default(1),
+  content: z.string().max(500),
+  /** Epoch milliseconds at the device. */
+  time: z.number().int().positive(),
+  /** IANA zone or UTC offset of the device, e.g. "Asia/Shanghai" or "+08:00". */
+  timeZone: z.string().max(64).default("UTC"),
+});
+export type AlarmPayload = z.infer<typeof alarmPayload>;
+
+export const LOCATION_WAYS = ["gps", "base", "ip"] as const;
+export const locationPayload = z.object({
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+  way: z.enum(LOCATION_WAYS),
+  address: z.string().max(200).optional(),
+});
+export type LocationPayload = z.infer<typeof locationPayload>;
+
+/** `cmd`: what the cloud asks of a device. */
+export const commandPayload = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("cloudSwitch"), open: z.boolean() }),
+  z.object({ type: z.literal("locationRefresh") }),
+  z.object({ type: z.literal("openTunnel"), url: z.string(), target: z.string() }),
+  z.object({ type: z.literal("config"), values: z.record(z.string(), z.unknown()) }),
+]);
+export type CommandPayload = z.infer<typeof commandPayload>;
+
+/** Parses a JSON payload buffer against a schema; null when it is not valid. */
+export function decodePayload<T extends z.ZodType>(
+  schema: T,
+  payload: Buffer | Uint8Array | string,
+): z.infer<T> | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(payload.toString()));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
