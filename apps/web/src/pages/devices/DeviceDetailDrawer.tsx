@@ -1,12 +1,16 @@
 import { ClockCircleOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { Alert, Button, Descriptions, Drawer, Flex, Skeleton, Space, Typography } from "antd";
+import { Button, Drawer, Flex, Skeleton } from "antd";
 import { devicesApi } from "../../api/devices.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
-import { formatDateTime } from "../../lib/format.ts";
-import { IdentityTag, MachineCode, MachineIcon, StateBadge } from "./MachineParts.tsx";
+import {
+  DetailRetryAlert,
+  MachineDescriptions,
+  MachineDrawerTitle,
+} from "./MachineDescriptions.tsx";
+import { IdentityTag } from "./MachineParts.tsx";
 
 /**
  * Device detail (GET /device/v1/detail + /device/v1/user/role/info). The list row is shown
@@ -40,14 +44,7 @@ export function DeviceDetailDrawer(props: {
       onClose={props.onClose}
       size={520}
       destroyOnHidden
-      title={
-        machine && (
-          <Space size={10}>
-            <MachineIcon machine={machine} size={32} />
-            <span>{machine.machine_name || machine.machine_code}</span>
-          </Space>
-        )
-      }
+      title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
         machine &&
         props.onEdit && (
@@ -61,72 +58,22 @@ export function DeviceDetailDrawer(props: {
       {machine && (
         <Flex vertical gap={16}>
           {detail.isError && (
-            <Alert
-              type="warning"
-              showIcon
-              title={detail.error.message}
-              action={
-                <Button size="small" onClick={() => detail.refetch()}>
-                  {t("common.retry")}
-                </Button>
-              }
-            />
+            <DetailRetryAlert message={detail.error.message} onRetry={() => detail.refetch()} />
           )}
-          <Descriptions
-            column={1}
-            size="small"
-            bordered
-            styles={{ label: { width: 140 } }}
-            items={[
-              {
-                key: "code",
-                label: t("device.code"),
-                children: <MachineCode code={machine.machine_code} copyable />,
-              },
-              {
-                key: "state",
-                label: t("device.state"),
-                children: <StateBadge machine={machine} />,
-              },
-              {
-                key: "identity",
-                label: t("device.identityLabel"),
-                children: role.isPending ? (
-                  <Skeleton.Input size="small" active />
-                ) : role.data ? (
-                  <span data-testid="device-detail-identity">
-                    <IdentityTag identity={role.data.role} />
-                  </span>
-                ) : (
-                  "-"
-                ),
-              },
-              { key: "alias", label: t("device.alias"), children: machine.alias || "-" },
-              { key: "model", label: t("device.model"), children: machine.model || "-" },
-              { key: "version", label: t("device.version"), children: machine.version || "-" },
-              { key: "ip", label: t("device.ip"), children: machine.ip || "-" },
-              {
-                key: "group",
-                label: t("device.group"),
-                children: machine.group_name || t("group.none"),
-              },
-              {
-                key: "remark",
-                label: t("device.remark"),
-                children: machine.machine_remark ? (
-                  <Typography.Paragraph className="kw-pre">
-                    {machine.machine_remark}
-                  </Typography.Paragraph>
-                ) : (
-                  "-"
-                ),
-              },
-              {
-                key: "created",
-                label: t("device.created"),
-                children: formatDateTime(machine.created_at),
-              },
-            ]}
+          <MachineDescriptions
+            machine={machine}
+            personal
+            identity={
+              role.isPending ? (
+                <Skeleton.Input size="small" active />
+              ) : role.data ? (
+                <span data-testid="device-detail-identity">
+                  <IdentityTag identity={role.data.role} />
+                </span>
+              ) : (
+                "-"
+              )
+            }
           />
           {/*
            * Reserved: device state, alarms, location and the cloud switch (SPEC §2 "device

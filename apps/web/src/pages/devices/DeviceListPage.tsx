@@ -3,7 +3,6 @@ import {
   FolderOpenOutlined,
   FolderOutlined,
   PlusOutlined,
-  SearchOutlined,
   UnorderedListOutlined,
 } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
@@ -14,10 +13,8 @@ import {
   Card,
   Empty,
   Flex,
-  Input,
   Result,
   Segmented,
-  Select,
   Space,
   Table,
   type TableProps,
@@ -39,13 +36,19 @@ import { DeviceCards } from "./DeviceCards.tsx";
 import { DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
 import { EditDeviceModal } from "./EditDeviceModal.tsx";
 import { GroupsModal } from "./GroupsModal.tsx";
-import { IdentityTag, MachineCode, MachineNameCell, StateBadge } from "./MachineParts.tsx";
+import { IdentityTag } from "./MachineParts.tsx";
 import { MoveGroupModal } from "./MoveGroupModal.tsx";
 import { toIds } from "./machine.ts";
+import {
+  ALL_GROUPS,
+  DeviceFilters,
+  useGroupColumn,
+  useGroupFilterOptions,
+  useMachineColumns,
+} from "./machineColumns.tsx";
 
 type View = "table" | "card";
 const VIEW_KEY = "keyway.deviceView";
-const ALL = "all";
 const testId = (id: string) => ({ "data-testid": id }) as object;
 
 /** /index?listType=list: the personal device list (SPEC §2). */
@@ -66,7 +69,7 @@ function PersonalDevices() {
   const queryClient = useQueryClient();
 
   const [search, setSearch] = useState("");
-  const [group, setGroup] = useState<string>(ALL);
+  const [group, setGroup] = useState<string>(ALL_GROUPS);
   const [view, setView] = useState<View>(() =>
     safeStorage.get(VIEW_KEY) === "card" ? "card" : "table",
   );
@@ -78,7 +81,7 @@ function PersonalDevices() {
   const [groupsOpen, setGroupsOpen] = useState(false);
 
   const term = useDebounced(search.trim());
-  const groupId = group === ALL ? undefined : Number(group);
+  const groupId = group === ALL_GROUPS ? undefined : Number(group);
   const query = { groupId, search: term || undefined };
   const devices = useQuery({
     queryKey: queryKeys.devices(query),
@@ -127,33 +130,12 @@ function PersonalDevices() {
   const openMove = (machine: Machine) =>
     setMoving({ ids: [machine.machine_id], groupId: machine.groups ?? 0 });
 
+  const baseColumns = useMachineColumns({ name: 220, code: 180, state: 90 });
+  const groupColumn = useGroupColumn(110);
+  const groupOptions = useGroupFilterOptions(groups.data?.list);
   const columns: TableProps<Machine>["columns"] = [
-    {
-      title: t("device.name"),
-      key: "name",
-      width: 220,
-      render: (_: unknown, m) => <MachineNameCell machine={m} />,
-    },
-    {
-      title: t("device.code"),
-      dataIndex: "machine_code",
-      width: 180,
-      render: (code: string) => <MachineCode code={code} />,
-    },
-    {
-      title: t("device.state"),
-      key: "state",
-      width: 90,
-      render: (_: unknown, m) => <StateBadge machine={m} />,
-    },
-    {
-      title: t("device.group"),
-      dataIndex: "group_name",
-      width: 110,
-      ellipsis: true,
-      render: (name: string) =>
-        name || <Typography.Text type="secondary">{t("group.none")}</Typography.Text>,
-    },
+    ...baseColumns,
+    groupColumn,
     {
       title: t("device.remark"),
       dataIndex: "machine_remark",
@@ -210,14 +192,6 @@ function PersonalDevices() {
         </Space>
       ),
     },
-  ];
-
-  const groupOptions = [
-    { value: ALL, label: t("group.all") },
-    ...(groups.data?.list ?? []).map((g) => ({
-      value: String(g.id),
-      label: `${g.name} (${g.deviceCount})`,
-    })),
   ];
 
   let body: React.ReactNode;
@@ -307,23 +281,14 @@ function PersonalDevices() {
       </Flex>
       <Card className="kw-card" styles={{ body: { padding: 16 } }}>
         <Flex wrap gap={12} align="center" className="kw-toolbar">
-          <Input
-            allowClear
-            prefix={<SearchOutlined />}
-            placeholder={t("device.searchPlaceholder")}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            className="kw-toolbar-search"
-            data-testid="device-search"
-          />
-          <Select
-            value={group}
-            onChange={setGroup}
-            options={groupOptions}
-            loading={groups.isPending}
-            className="kw-toolbar-select"
-            popupMatchSelectWidth={false}
-            data-testid="device-group-filter"
+          <DeviceFilters
+            search={search}
+            onSearch={setSearch}
+            group={group}
+            onGroup={setGroup}
+            groupOptions={groupOptions}
+            groupsLoading={groups.isPending}
+            testIdPrefix="device"
           />
           <Segmented<View>
             value={view}

@@ -4,7 +4,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   App,
   Button,
-  Empty,
   Form,
   Input,
   Popconfirm,
@@ -18,10 +17,11 @@ import { type EnterpriseDeviceType, enterpriseAdminApi } from "../../api/enterpr
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
+import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { MachineCode, MachineNameCell, StateBadge } from "../devices/MachineParts.tsx";
+import { useMachineColumns } from "../devices/machineColumns.tsx";
 
 const assignForm = enterpriseDeviceAssignBody.omit({ eid: true });
 const testId = (id: string) => ({ "data-testid": id }) as object;
@@ -62,25 +62,9 @@ export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: 
     { value: 2, label: t("enterprise.typeMaintenance") },
   ];
 
+  const baseColumns = useMachineColumns({ name: 220, code: 190, state: 100 });
   const columns: TableProps<Machine>["columns"] = [
-    {
-      title: t("device.name"),
-      key: "name",
-      width: 220,
-      render: (_: unknown, m) => <MachineNameCell machine={m} />,
-    },
-    {
-      title: t("device.code"),
-      dataIndex: "machine_code",
-      width: 190,
-      render: (code: string) => <MachineCode code={code} />,
-    },
-    {
-      title: t("device.state"),
-      key: "state",
-      width: 100,
-      render: (_: unknown, m) => <StateBadge machine={m} />,
-    },
+    ...baseColumns,
     { title: t("device.model"), dataIndex: "model", width: 120, render: (v: string) => v || "-" },
     {
       title: t("device.created"),
@@ -200,15 +184,10 @@ export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: 
             }) as React.HTMLAttributes<HTMLElement>
           }
           locale={{
-            emptyText: devices.isError ? (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={devices.error.message}>
-                <Button size="small" onClick={() => devices.refetch()}>
-                  {t("common.retry")}
-                </Button>
-              </Empty>
-            ) : (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
+            emptyText: (
+              <ListEmpty
+                error={devices.isError ? devices.error.message : null}
+                onRetry={() => devices.refetch()}
                 description={
                   type === 2 ? t("enterprise.emptyMaintenance") : t("enterprise.emptyDevices")
                 }

@@ -10,7 +10,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   App,
   Button,
-  Empty,
   Form,
   Input,
   Popconfirm,
@@ -25,6 +24,7 @@ import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
 import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
@@ -190,14 +190,12 @@ export function MembersPanel({ eid }: { eid: number }) {
             }) as React.HTMLAttributes<HTMLElement>
           }
           locale={{
-            emptyText: members.isError ? (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={members.error.message}>
-                <Button size="small" onClick={() => members.refetch()}>
-                  {t("common.retry")}
-                </Button>
-              </Empty>
-            ) : (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("enterprise.noMembers")} />
+            emptyText: (
+              <ListEmpty
+                error={members.isError ? members.error.message : null}
+                onRetry={() => members.refetch()}
+                description={t("enterprise.noMembers")}
+              />
             ),
           }}
         />

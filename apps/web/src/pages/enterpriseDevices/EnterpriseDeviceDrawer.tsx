@@ -1,28 +1,16 @@
 import { ClockCircleOutlined } from "@ant-design/icons";
 import { type EnterpriseMember, LIMITS, type Machine, maintenanceRemarkBody } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  Alert,
-  App,
-  Button,
-  Descriptions,
-  Drawer,
-  Empty,
-  Flex,
-  Form,
-  Input,
-  Space,
-  Table,
-  Tabs,
-  Tag,
-  Typography,
-} from "antd";
+import { App, Button, Drawer, Empty, Flex, Form, Input, Table, Tabs, Tag, Typography } from "antd";
 import { type EnterpriseDeviceType, enterprisesApi } from "../../api/enterprises.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
-import { formatDateTime } from "../../lib/format.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { MachineCode, MachineIcon, StateBadge } from "../devices/MachineParts.tsx";
+import {
+  DetailRetryAlert,
+  MachineDescriptions,
+  MachineDrawerTitle,
+} from "../devices/MachineDescriptions.tsx";
 
 const remarkForm = maintenanceRemarkBody.pick({ remark: true });
 
@@ -52,61 +40,15 @@ export function EnterpriseDeviceDrawer({ eid, type, machine: row, onClose }: Pro
       onClose={onClose}
       size={560}
       destroyOnHidden
-      title={
-        machine && (
-          <Space size={10}>
-            <MachineIcon machine={machine} size={32} />
-            <span>{machine.machine_name || machine.machine_code}</span>
-          </Space>
-        )
-      }
+      title={machine && <MachineDrawerTitle machine={machine} />}
       data-testid="enterprise-device-drawer"
     >
       {machine && (
         <Flex vertical gap={16}>
           {info.isError && (
-            <Alert
-              type="warning"
-              showIcon
-              title={info.error.message}
-              action={
-                <Button size="small" onClick={() => info.refetch()}>
-                  {t("common.retry")}
-                </Button>
-              }
-            />
+            <DetailRetryAlert message={info.error.message} onRetry={() => info.refetch()} />
           )}
-          <Descriptions
-            column={1}
-            size="small"
-            bordered
-            styles={{ label: { width: 140 } }}
-            items={[
-              {
-                key: "code",
-                label: t("device.code"),
-                children: <MachineCode code={machine.machine_code} copyable />,
-              },
-              {
-                key: "state",
-                label: t("device.state"),
-                children: <StateBadge machine={machine} />,
-              },
-              { key: "model", label: t("device.model"), children: machine.model || "-" },
-              { key: "version", label: t("device.version"), children: machine.version || "-" },
-              { key: "ip", label: t("device.ip"), children: machine.ip || "-" },
-              {
-                key: "group",
-                label: t("device.group"),
-                children: machine.group_name || t("group.none"),
-              },
-              {
-                key: "created",
-                label: t("device.created"),
-                children: formatDateTime(machine.created_at),
-              },
-            ]}
-          />
+          <MachineDescriptions machine={machine} />
           {type === 2 && (
             <MaintenanceRemark
               key={`${machine.machine_id}-${machine.maintenance_remark}`}

@@ -1,4 +1,4 @@
-import { SearchOutlined, ShopOutlined } from "@ant-design/icons";
+import { ShopOutlined } from "@ant-design/icons";
 import { HW, type Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import {
@@ -7,9 +7,7 @@ import {
   Card,
   Empty,
   Flex,
-  Input,
   Result,
-  Select,
   Table,
   type TableProps,
   Typography,
@@ -28,10 +26,14 @@ import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
-import { MachineCode, MachineNameCell, StateBadge } from "../devices/MachineParts.tsx";
+import {
+  ALL_GROUPS,
+  DeviceFilters,
+  useGroupColumn,
+  useGroupFilterOptions,
+  useMachineColumns,
+} from "../devices/machineColumns.tsx";
 import { EnterpriseDeviceDrawer } from "./EnterpriseDeviceDrawer.tsx";
-
-const ALL = "all";
 
 /** /device?type=1|2: enterprise or maintenance devices of the current enterprise context. */
 export function EnterpriseDevicePage() {
@@ -87,10 +89,10 @@ function EnterpriseDevices({
 }) {
   const { t } = useLang();
   const [search, setSearch] = useState("");
-  const [group, setGroup] = useState<string>(ALL);
+  const [group, setGroup] = useState<string>(ALL_GROUPS);
   const [detail, setDetail] = useState<Machine | null>(null);
   const term = useDebounced(search.trim());
-  const groupId = group === ALL ? undefined : Number(group);
+  const groupId = group === ALL_GROUPS ? undefined : Number(group);
   const query: EnterpriseDeviceQuery = { eid, type, groupId, search: term || undefined };
 
   const devices = useQuery({
@@ -115,33 +117,12 @@ function EnterpriseDevices({
   const list = devices.data?.list ?? [];
   const filtered = term !== "" || groupId !== undefined;
 
+  const baseColumns = useMachineColumns({ name: 240, code: 180, state: 90 });
+  const groupColumn = useGroupColumn(130);
+  const groupOptions = useGroupFilterOptions(groups.data?.list);
   const columns: TableProps<Machine>["columns"] = [
-    {
-      title: t("device.name"),
-      key: "name",
-      width: 240,
-      render: (_: unknown, m) => <MachineNameCell machine={m} />,
-    },
-    {
-      title: t("device.code"),
-      dataIndex: "machine_code",
-      width: 180,
-      render: (code: string) => <MachineCode code={code} />,
-    },
-    {
-      title: t("device.state"),
-      key: "state",
-      width: 90,
-      render: (_: unknown, m) => <StateBadge machine={m} />,
-    },
-    {
-      title: t("device.group"),
-      dataIndex: "group_name",
-      width: 130,
-      ellipsis: true,
-      render: (value: string) =>
-        value || <Typography.Text type="secondary">{t("group.none")}</Typography.Text>,
-    },
+    ...baseColumns,
+    groupColumn,
     {
       title: type === 2 ? t("enterprise.maintenanceRemark") : t("device.remark"),
       key: "remark",
@@ -163,14 +144,6 @@ function EnterpriseDevices({
       ellipsis: true,
       render: (v: string) => v || "-",
     },
-  ];
-
-  const groupOptions = [
-    { value: ALL, label: t("group.all") },
-    ...(groups.data?.list ?? []).map((g) => ({
-      value: String(g.id),
-      label: g.deviceCount !== undefined ? `${g.name} (${g.deviceCount})` : g.name,
-    })),
   ];
 
   const title = type === 2 ? t("nav.maintenanceDevices") : t("nav.enterpriseDevices");
@@ -259,23 +232,14 @@ function EnterpriseDevices({
       </Flex>
       <Card className="kw-card" styles={{ body: { padding: 16 } }}>
         <Flex wrap gap={12} align="center" className="kw-toolbar">
-          <Input
-            allowClear
-            prefix={<SearchOutlined />}
-            placeholder={t("device.searchPlaceholder")}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            className="kw-toolbar-search"
-            data-testid="enterprise-device-search"
-          />
-          <Select
-            value={group}
-            onChange={setGroup}
-            options={groupOptions}
-            loading={groups.isPending}
-            className="kw-toolbar-select"
-            popupMatchSelectWidth={false}
-            data-testid="enterprise-device-group-filter"
+          <DeviceFilters
+            search={search}
+            onSearch={setSearch}
+            group={group}
+            onGroup={setGroup}
+            groupOptions={groupOptions}
+            groupsLoading={groups.isPending}
+            testIdPrefix="enterprise-device"
           />
         </Flex>
         {body}

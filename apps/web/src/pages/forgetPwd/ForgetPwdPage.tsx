@@ -1,4 +1,4 @@
-import { LockOutlined, MailOutlined, MobileOutlined, SafetyOutlined } from "@ant-design/icons";
+import { SafetyOutlined } from "@ant-design/icons";
 import {
   codeForm,
   confirmAccountQuery,
@@ -6,15 +6,17 @@ import {
   resetPasswordForm,
 } from "@keyway/shared";
 import { useMutation } from "@tanstack/react-query";
-import { Alert, Button, Form, Input, Result, Segmented, Space, Steps } from "antd";
+import { Alert, Button, Form, Result, Segmented, Space, Steps } from "antd";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { checkCode, sendCode } from "../../api/common.ts";
 import { queryClient } from "../../api/queryClient.ts";
 import { type AccountRef, type Channel, userApi } from "../../api/user.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
-import { SendCodeButton } from "../../components/SendCodeButton.tsx";
+import { CodeField } from "../../components/form/CodeField.tsx";
+import { EmailField } from "../../components/form/EmailField.tsx";
+import { PasswordPairFields } from "../../components/form/PasswordPairFields.tsx";
+import { PhoneField } from "../../components/form/PhoneField.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { hasToken } from "../../lib/session.ts";
@@ -158,35 +160,15 @@ export function ForgetPwdPage() {
             ]}
           />
           {by === "phone" ? (
-            <Form.Item label={t("field.phone")}>
-              <Space.Compact block>
-                <Form.Item name="countryCode" noStyle>
-                  <CountryCodeSelect data-testid="forget-country" />
-                </Form.Item>
-                <Form.Item
-                  name="phone"
-                  noStyle
-                  dependencies={["countryCode"]}
-                  rules={[accountRule("phone")]}
-                >
-                  <Input
-                    data-testid="forget-phone"
-                    prefix={<MobileOutlined />}
-                    placeholder={t("placeholder.phone")}
-                    inputMode="tel"
-                  />
-                </Form.Item>
-              </Space.Compact>
-            </Form.Item>
+            <PhoneField
+              rule={accountRule}
+              label={t("field.phone")}
+              countryTestId="forget-country"
+              phoneTestId="forget-phone"
+              icon
+            />
           ) : (
-            <Form.Item name="email" label={t("field.email")} rules={[accountRule("email")]}>
-              <Input
-                data-testid="forget-email"
-                prefix={<MailOutlined />}
-                placeholder={t("placeholder.email")}
-                inputMode="email"
-              />
-            </Form.Item>
+            <EmailField rule={accountRule} label={t("field.email")} testId="forget-email" icon />
           )}
           <Button
             type="primary"
@@ -215,24 +197,13 @@ export function ForgetPwdPage() {
             className="kw-mb"
             title={t("forget.verifyHint", { channel: channelText, account: confirmed.masked })}
           />
-          <Form.Item label={t("field.code")} required>
-            <Space.Compact block>
-              <Form.Item name="code" noStyle rules={[codeRule("code")]}>
-                <Input
-                  data-testid="forget-code"
-                  placeholder={t("placeholder.code")}
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  maxLength={6}
-                />
-              </Form.Item>
-              <SendCodeButton
-                testId="forget-send-code"
-                countdown={countdown}
-                onSend={() => sendCode(confirmed.account, "reset")}
-              />
-            </Space.Compact>
-          </Form.Item>
+          <CodeField
+            rule={codeRule}
+            codeTestId="forget-code"
+            sendTestId="forget-send-code"
+            countdown={countdown}
+            onSend={() => sendCode(confirmed.account, "reset")}
+          />
           <Space orientation="vertical" style={{ width: "100%" }}>
             <Button
               type="primary"
@@ -264,27 +235,13 @@ export function ForgetPwdPage() {
             className="kw-mb"
             title={t("forget.resetHint", { account: confirmed.masked })}
           />
-          <Form.Item name="password" label={t("field.newPassword")} rules={[resetRule("password")]}>
-            <Input.Password
-              data-testid="forget-password"
-              prefix={<LockOutlined />}
-              placeholder={t("placeholder.newPassword")}
-              autoComplete="new-password"
-            />
-          </Form.Item>
-          <Form.Item
-            name="confirmPassword"
-            label={t("field.confirmPassword")}
-            dependencies={["password"]}
-            rules={[resetRule("confirmPassword")]}
-          >
-            <Input.Password
-              data-testid="forget-confirm"
-              prefix={<LockOutlined />}
-              placeholder={t("placeholder.confirmPassword")}
-              autoComplete="new-password"
-            />
-          </Form.Item>
+          <PasswordPairFields
+            rule={resetRule}
+            passwordLabel={t("field.newPassword")}
+            passwordTestId="forget-password"
+            confirmTestId="forget-confirm"
+            icon
+          />
           <Button
             type="primary"
             htmlType="submit"

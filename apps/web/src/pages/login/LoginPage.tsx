@@ -7,7 +7,8 @@ import { sendCode } from "../../api/common.ts";
 import { ApiError } from "../../api/errors.ts";
 import type { AccountRef } from "../../api/user.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { EmailField } from "../../components/form/EmailField.tsx";
+import { PhoneField } from "../../components/form/PhoneField.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
@@ -187,37 +188,15 @@ export function LoginPage() {
         autoComplete="on"
       >
         {tab === "phone" ? (
-          <Form.Item>
-            <Space.Compact block>
-              <Form.Item name="countryCode" noStyle>
-                <CountryCodeSelect data-testid="login-country" />
-              </Form.Item>
-              <Form.Item
-                name="phone"
-                noStyle
-                dependencies={["countryCode"]}
-                rules={[rule("phone")]}
-              >
-                <Input
-                  data-testid="login-phone"
-                  prefix={<MobileOutlined />}
-                  placeholder={t("placeholder.phone")}
-                  autoComplete="tel-national"
-                  inputMode="tel"
-                />
-              </Form.Item>
-            </Space.Compact>
-          </Form.Item>
+          <PhoneField
+            rule={rule}
+            countryTestId="login-country"
+            phoneTestId="login-phone"
+            icon
+            autoComplete="tel-national"
+          />
         ) : (
-          <Form.Item name="email" rules={[rule("email")]}>
-            <Input
-              data-testid="login-email"
-              prefix={<MailOutlined />}
-              placeholder={t("placeholder.email")}
-              autoComplete="email"
-              inputMode="email"
-            />
-          </Form.Item>
+          <EmailField rule={rule} testId="login-email" icon autoComplete="email" />
         )}
         <Form.Item name="password" rules={[rule("password")]}>
           <Input.Password

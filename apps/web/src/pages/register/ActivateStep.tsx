@@ -1,11 +1,11 @@
 import { MailOutlined, MessageOutlined } from "@ant-design/icons";
 import { codeForm, VERIFICATION } from "@keyway/shared";
 import { useMutation } from "@tanstack/react-query";
-import { Alert, Button, Form, Input, Space } from "antd";
+import { Alert, Button, Form } from "antd";
 import { useEffect } from "react";
 import { sendCode } from "../../api/common.ts";
 import { type AccountRef, userApi } from "../../api/user.ts";
-import { SendCodeButton } from "../../components/SendCodeButton.tsx";
+import { CodeField } from "../../components/form/CodeField.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useCountdown } from "../../lib/useCountdown.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
@@ -71,24 +71,14 @@ export function ActivateStep({ account, codeJustSent, onActivated, onBack, backL
           minutes: VERIFICATION.ttlMinutes,
         })}
       />
-      <Form.Item label={t("field.code")} required>
-        <Space.Compact block size="large">
-          <Form.Item name="code" noStyle rules={[rule("code")]}>
-            <Input
-              data-testid="activate-code"
-              placeholder={t("placeholder.code")}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-            />
-          </Form.Item>
-          <SendCodeButton
-            testId="activate-resend"
-            countdown={countdown}
-            onSend={() => sendCode(account, "register")}
-          />
-        </Space.Compact>
-      </Form.Item>
+      <CodeField
+        rule={rule}
+        size="large"
+        codeTestId="activate-code"
+        sendTestId="activate-resend"
+        countdown={countdown}
+        onSend={() => sendCode(account, "register")}
+      />
       <Button
         type="primary"
         htmlType="submit"

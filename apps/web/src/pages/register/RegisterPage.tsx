@@ -1,13 +1,15 @@
-import { LockOutlined, MailOutlined, MobileOutlined, UserOutlined } from "@ant-design/icons";
+import { UserOutlined } from "@ant-design/icons";
 import { DEFAULT_COUNTRY_CODE, registerByEmailForm, registerByPhoneForm } from "@keyway/shared";
 import { useMutation } from "@tanstack/react-query";
-import { App, Button, Form, Input, Space, Steps, Typography } from "antd";
+import { App, Button, Form, Input, Steps, Typography } from "antd";
 import { useEffect, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { type AccountRef, type RegisterPayload, userApi } from "../../api/user.ts";
 import { brand, useBrand } from "../../brand/brand.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
+import { EmailField } from "../../components/form/EmailField.tsx";
+import { PasswordPairFields } from "../../components/form/PasswordPairFields.tsx";
+import { PhoneField } from "../../components/form/PhoneField.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
@@ -124,37 +126,22 @@ export function RegisterPage({ by }: { by: "phone" | "email" }) {
           onFinish={onFinish}
         >
           {by === "phone" ? (
-            <Form.Item label={t("field.phone")}>
-              <Space.Compact block>
-                <Form.Item name="countryCode" noStyle>
-                  <CountryCodeSelect data-testid="register-country" />
-                </Form.Item>
-                <Form.Item
-                  name="phone"
-                  noStyle
-                  dependencies={["countryCode"]}
-                  rules={[rule("phone")]}
-                >
-                  <Input
-                    data-testid="register-phone"
-                    prefix={<MobileOutlined />}
-                    placeholder={t("placeholder.phone")}
-                    autoComplete="tel-national"
-                    inputMode="tel"
-                  />
-                </Form.Item>
-              </Space.Compact>
-            </Form.Item>
+            <PhoneField
+              rule={rule}
+              label={t("field.phone")}
+              countryTestId="register-country"
+              phoneTestId="register-phone"
+              icon
+              autoComplete="tel-national"
+            />
           ) : (
-            <Form.Item name="email" label={t("field.email")} rules={[rule("email")]}>
-              <Input
-                data-testid="register-email"
-                prefix={<MailOutlined />}
-                placeholder={t("placeholder.email")}
-                autoComplete="email"
-                inputMode="email"
-              />
-            </Form.Item>
+            <EmailField
+              rule={rule}
+              label={t("field.email")}
+              testId="register-email"
+              icon
+              autoComplete="email"
+            />
           )}
           <Form.Item name="name" label={t("field.name")} rules={[rule("name")]}>
             <Input
@@ -164,27 +151,13 @@ export function RegisterPage({ by }: { by: "phone" | "email" }) {
               autoComplete="name"
             />
           </Form.Item>
-          <Form.Item name="password" label={t("field.password")} rules={[rule("password")]}>
-            <Input.Password
-              data-testid="register-password"
-              prefix={<LockOutlined />}
-              placeholder={t("placeholder.newPassword")}
-              autoComplete="new-password"
-            />
-          </Form.Item>
-          <Form.Item
-            name="confirmPassword"
-            label={t("field.confirmPassword")}
-            dependencies={["password"]}
-            rules={[rule("confirmPassword")]}
-          >
-            <Input.Password
-              data-testid="register-confirm"
-              prefix={<LockOutlined />}
-              placeholder={t("placeholder.confirmPassword")}
-              autoComplete="new-password"
-            />
-          </Form.Item>
+          <PasswordPairFields
+            rule={rule}
+            passwordLabel={t("field.password")}
+            passwordTestId="register-password"
+            confirmTestId="register-confirm"
+            icon
+          />
           <Button
             type="primary"
             htmlType="submit"

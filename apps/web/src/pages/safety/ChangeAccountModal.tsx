@@ -1,12 +1,13 @@
 import { changeEmailForm, changePhoneForm, DEFAULT_COUNTRY_CODE } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Alert, App, Form, Input, Space } from "antd";
+import { Alert, App, Form } from "antd";
 import { sendCode } from "../../api/common.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { userApi } from "../../api/user.ts";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { FormModal } from "../../components/FormModal.tsx";
-import { SendCodeButton } from "../../components/SendCodeButton.tsx";
+import { CodeField } from "../../components/form/CodeField.tsx";
+import { EmailField } from "../../components/form/EmailField.tsx";
+import { PhoneField } from "../../components/form/PhoneField.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useCountdown } from "../../lib/useCountdown.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
@@ -97,52 +98,23 @@ export function ChangeAccountModal({ kind, open, title, currentCountryCode, onCl
           title={kind === "phone" ? t("safety.codeToNewPhone") : t("safety.codeToNewEmail")}
         />
         {kind === "phone" ? (
-          <Form.Item label={t("safety.newPhone")} required>
-            <Space.Compact block>
-              <Form.Item name="countryCode" noStyle>
-                <CountryCodeSelect data-testid="change-phone-country" />
-              </Form.Item>
-              <Form.Item
-                name="phone"
-                noStyle
-                dependencies={["countryCode"]}
-                rules={[rule("phone")]}
-              >
-                <Input
-                  data-testid="change-phone-input"
-                  placeholder={t("placeholder.phone")}
-                  inputMode="tel"
-                />
-              </Form.Item>
-            </Space.Compact>
-          </Form.Item>
+          <PhoneField
+            rule={rule}
+            label={t("safety.newPhone")}
+            required
+            countryTestId="change-phone-country"
+            phoneTestId="change-phone-input"
+          />
         ) : (
-          <Form.Item name="email" label={t("safety.newEmail")} rules={[rule("email")]}>
-            <Input
-              data-testid="change-email-input"
-              placeholder={t("placeholder.email")}
-              inputMode="email"
-            />
-          </Form.Item>
+          <EmailField rule={rule} label={t("safety.newEmail")} testId="change-email-input" />
         )}
-        <Form.Item label={t("field.code")} required>
-          <Space.Compact block>
-            <Form.Item name="code" noStyle rules={[rule("code")]}>
-              <Input
-                data-testid={`change-${kind}-code`}
-                placeholder={t("placeholder.code")}
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                maxLength={6}
-              />
-            </Form.Item>
-            <SendCodeButton
-              testId={`change-${kind}-send-code`}
-              countdown={countdown}
-              onSend={send}
-            />
-          </Space.Compact>
-        </Form.Item>
+        <CodeField
+          rule={rule}
+          codeTestId={`change-${kind}-code`}
+          sendTestId={`change-${kind}-send-code`}
+          countdown={countdown}
+          onSend={send}
+        />
       </Form>
     </FormModal>
   );

@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { App, Form, Input } from "antd";
 import { userApi } from "../../api/user.ts";
 import { FormModal } from "../../components/FormModal.tsx";
+import { PasswordPairFields } from "../../components/form/PasswordPairFields.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { USER_STATE, useAppStore } from "../../store/app.ts";
@@ -46,25 +47,12 @@ export function ChangePasswordModal(props: { open: boolean; onClose: () => void 
             autoComplete="current-password"
           />
         </Form.Item>
-        <Form.Item name="password" label={t("field.newPassword")} rules={[rule("password")]}>
-          <Input.Password
-            data-testid="change-password-new"
-            placeholder={t("placeholder.newPassword")}
-            autoComplete="new-password"
-          />
-        </Form.Item>
-        <Form.Item
-          name="confirmPassword"
-          label={t("field.confirmPassword")}
-          dependencies={["password"]}
-          rules={[rule("confirmPassword")]}
-        >
-          <Input.Password
-            data-testid="change-password-confirm"
-            placeholder={t("placeholder.confirmPassword")}
-            autoComplete="new-password"
-          />
-        </Form.Item>
+        <PasswordPairFields
+          rule={rule}
+          passwordLabel={t("field.newPassword")}
+          passwordTestId="change-password-new"
+          confirmTestId="change-password-confirm"
+        />
       </Form>
     </FormModal>
   );
