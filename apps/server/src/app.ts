@@ -28,6 +28,8 @@ import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
 import { createEnterpriseService } from "./modules/enterprises/service.ts";
 import { gatewayRoutes } from "./modules/gateway/routes.ts";
 import { createGateway } from "./modules/gateway/service.ts";
+import { locationRoutes } from "./modules/location/routes.ts";
+import { createLocationService } from "./modules/location/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
@@ -99,14 +101,15 @@ export async function buildApp(deps: AppDeps) {
     secretKey: config.SECRET_KEY,
   });
   const accounts = createAccountService({ db, clock, verification });
-  const devices = createDeviceService({ db, clock });
+  const gateway = createGateway({ db, clock, log: app.log });
+  await gateway.start();
+  const devices = createDeviceService({ db, clock, sendCommand: gateway.sendCommand });
+  const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
     db,
     clock,
     findUser: (ref) => accounts.findUser(ref),
   });
-  const gateway = createGateway({ db, clock, log: app.log });
-  await gateway.start();
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -116,6 +119,7 @@ export async function buildApp(deps: AppDeps) {
     deviceRoutes(api, { devices, auth, operator });
     enterpriseRoutes(api, { enterprises, auth });
     gatewayRoutes(api, { gateway });
+    locationRoutes(api, { location, auth });
   });
 
   await serveWeb(app, config.WEB_DIST);

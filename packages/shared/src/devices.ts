@@ -77,6 +77,68 @@ export const machineStateBody = z.object({ machineCode: machineCodeField });
 
 export const deviceIdQuery = z.object({ deviceId: idField });
 
+// ---- State, location and cloud switch ----
+
+/** Comma-separated or array list of ids / codes. */
+const listOf = <T extends z.ZodType>(item: T) =>
+  z
+    .union([z.array(z.any()), z.string(), z.number()])
+    .transform((v) =>
+      (Array.isArray(v)
+        ? v
+        : String(v)
+            .split(",")
+            .map((x) => x.trim())
+      ).filter((x) => x !== ""),
+    )
+    .pipe(z.array(item).max(5000, { error: "v.text" }));
+
+export const machineStatesBody = z.object({ machineIds: listOf(idField).optional() });
+export const machineCodesBody = z.object({ machineCodes: listOf(machineCodeField) });
+export const machineIdBody = z.object({ machineId: idField });
+
+export const AUTO_LOCATION_WAYS = ["gps", "base", "ip"] as const;
+export const autoLocationWayBody = z.object({
+  machineId: idField,
+  way: z.enum(AUTO_LOCATION_WAYS, { error: "v.locationWay" }),
+});
+export const manualLocationBody = z.object({
+  machineId: idField,
+  lat: z.coerce
+    .number({ error: "v.latLng" })
+    .min(-90, { error: "v.latLng" })
+    .max(90, { error: "v.latLng" }),
+  lng: z.coerce
+    .number({ error: "v.latLng" })
+    .min(-180, { error: "v.latLng" })
+    .max(180, { error: "v.latLng" }),
+  address: z.coerce.string().trim().max(200, { error: "v.text" }).optional(),
+});
+export const cloudSwitchBody = z.object({
+  machineId: idField,
+  /** 1 open, 0 closed; absent: just read the state. */
+  state: z.coerce.number().int().min(0).max(1).optional(),
+});
+
+export interface MachineStateEntry {
+  machine_id: number;
+  machine_code: string;
+  state: 0 | 1;
+  online: boolean;
+  last_seen: string | null;
+}
+
+export interface MachineLocation {
+  machine_id: number;
+  lat: number | null;
+  lng: number | null;
+  address: string;
+  /** gps | base | ip | manual */
+  locationWay: string;
+  /** Fixes left today (SPEC: 5 per day). */
+  remaining: number;
+}
+
 // ---- Groups (GET, POST, PUT, DELETE /api/device/v1/userGroup) ----
 
 export const groupCreateBody = z.object({ name: groupNameField });

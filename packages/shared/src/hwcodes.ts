@@ -74,6 +74,13 @@ export const HW = {
   EDIT_MACHINE_NOT_FOUND: entry("04010412", "设备不存在", "Device does not exist"),
   DEVICE_PASSWORD_ERROR: entry("04010103", "设备密码错误", "Wrong device password"),
 
+  LOCATION_DAILY_LIMIT: entry(
+    "04012101",
+    "今日定位次数已用完",
+    "You have run out of location fixes for the day",
+  ),
+  DEVICE_NO_PERMISSION: entry("04012201", "无权操作", "No permission to operate"),
+
   // Groups (module 04, calls 10-13)
   GROUP_EXISTS: entry("04011001", "该分组已存在", "The group already exists"),
   GROUP_LIMIT: entry("04011002", "分组数量已达上限", "You have reached the upper limit of groups"),

@@ -35,6 +35,8 @@ export const VALIDATION_MESSAGES = {
   "v.count": { zh: "数量为 1-1000", en: "The count must be 1-1000" },
   "v.enterpriseName": { zh: "企业名称为 2-40 个字符", en: "Enterprise names are 2-40 characters" },
   "v.memberKind": { zh: "成员类型错误", en: "Unknown member kind" },
+  "v.locationWay": { zh: "定位方式错误", en: "Unknown positioning method" },
+  "v.latLng": { zh: "经纬度超出范围", en: "Latitude or longitude out of range" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;

@@ -3,5 +3,6 @@ export * from "../modules/accounts/schema.ts";
 export * from "../modules/alarms/schema.ts";
 export * from "../modules/devices/schema.ts";
 export * from "../modules/enterprises/schema.ts";
+export * from "../modules/location/schema.ts";
 export * from "../modules/notify/schema.ts";
 export * from "../modules/verification/schema.ts";

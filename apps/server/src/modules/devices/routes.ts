@@ -1,4 +1,5 @@
 import {
+  cloudSwitchBody,
   DEFAULT_MACHINE_ICON,
   deviceIdQuery,
   groupCreateBody,
@@ -8,11 +9,13 @@ import {
   MACHINE_TYPE_ICONS,
   type MachineIconMap,
   machineAddBody,
+  machineCodesBody,
   machineDelBody,
   machineIconSvg,
   machineIconUrl,
   machineSelectBody,
   machineStateBody,
+  machineStatesBody,
   machineUpdateBody,
   provisionBody,
 } from "@keyway/shared";
@@ -154,6 +157,58 @@ export function deviceRoutes(
     },
     async (request) =>
       ok({ list: await devices.provision(request.body.count, request.body.model) }),
+  );
+
+  r.post(
+    "/api/machine/machineStates",
+    {
+      schema: {
+        tags,
+        summary: "Online state of the caller's devices (all, or by machineIds)",
+        body: machineStatesBody.nullish(),
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const list = await devices.states(callerOf(request).userId, {
+        ids: request.body?.machineIds,
+      });
+      return ok({ list, total: list.length });
+    },
+  );
+  r.post(
+    "/api/machine/getMachineStates",
+    {
+      schema: {
+        tags,
+        summary: "Online state of the caller's devices by machine code",
+        body: machineCodesBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const list = await devices.states(callerOf(request).userId, {
+        codes: request.body.machineCodes,
+      });
+      return ok({ list, total: list.length });
+    },
+  );
+  r.post(
+    "/api/machine/machineCloudSwitchState",
+    {
+      schema: { tags, summary: "Read or turn the cloud switch (Akey)", body: cloudSwitchBody },
+      preValidation: auth,
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(
+        await devices.cloudSwitch(
+          callerOf(request).userId,
+          b.machineId,
+          b.state === undefined ? undefined : b.state === 1,
+        ),
+      );
+    },
   );
 
   // Groups

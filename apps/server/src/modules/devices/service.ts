@@ -1,10 +1,12 @@
 import { randomBytes, randomInt } from "node:crypto";
+import type { CommandPayload } from "@keyway/protocol";
 import {
   type DeviceGroup,
   type DeviceRoleInfo,
   GROUP_LIMIT,
   type LimitAuthority,
   type Machine,
+  type MachineStateEntry,
   machineIconFor,
   machineIconUrl,
   type ProvisionedDevice,
@@ -101,7 +103,12 @@ function isUniqueViolation(error: unknown): boolean {
 export type DeviceService = ReturnType<typeof createDeviceService>;
 
 /** Devices in a user's personal context, their groups, and the operator's registry. */
-export function createDeviceService(deps: { db: Db; clock: Clock }) {
+export function createDeviceService(deps: {
+  db: Db;
+  clock: Clock;
+  /** Delivers a command to a device (the gateway); absent in tools like the CLI. */
+  sendCommand?: (machineCode: string, command: CommandPayload) => Promise<void>;
+}) {
   const { db, clock } = deps;
 
   async function provision(count: number, model = ""): Promise<ProvisionedDevice[]> {
@@ -324,6 +331,50 @@ export function createDeviceService(deps: { db: Db; clock: Clock }) {
     return { state: row.online ? 1 : 0, online: row.online };
   }
 
+  /** Online state of the caller's devices, all of them or by id / code. */
+  async function states(
+    userId: number,
+    filter: { ids?: number[]; codes?: string[] } = {},
+  ): Promise<MachineStateEntry[]> {
+    const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
+    if (filter.ids) conditions.push(inArray(devices.id, filter.ids.length ? filter.ids : [0]));
+    if (filter.codes)
+      conditions.push(inArray(devices.code, filter.codes.length ? filter.codes : [""]));
+    const rows = await db
+      .select({
+        id: devices.id,
+        code: devices.code,
+        online: devices.online,
+        lastSeenAt: devices.lastSeenAt,
+      })
+      .from(deviceLinks)
+      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+      .where(and(...conditions))
+      .orderBy(desc(devices.id));
+    return rows.map((r) => ({
+      machine_id: r.id,
+      machine_code: r.code,
+      state: r.online ? 1 : 0,
+      online: r.online,
+      last_seen: r.lastSeenAt?.toISOString() ?? null,
+    }));
+  }
+
+  /**
+   * The cloud switch (SPEC machineCloudSwitchState): only the Akey turns it; the device is
+   * told at once when connected (and reads it again from its retained state later).
+   */
+  async function cloudSwitch(userId: number, deviceId: number, open?: boolean) {
+    const row = await requireLink(userId, deviceId);
+    if (open !== undefined) {
+      if (row.link.role !== "akey") throw fail("DEVICE_NO_PERMISSION");
+      await db.update(devices).set({ cloudService: open }).where(eq(devices.id, deviceId));
+      await deps.sendCommand?.(row.device.code, { type: "cloudSwitch", open });
+    }
+    const current = open ?? row.device.cloudService;
+    return { machine_id: deviceId, cloud_service: current ? 1 : 0 };
+  }
+
   // ---- Groups ----
 
   async function listGroups(userId: number): Promise<{ list: DeviceGroup[]; total: number }> {
@@ -409,6 +460,8 @@ export function createDeviceService(deps: { db: Db; clock: Clock }) {
     update,
     remove,
     state,
+    states,
+    cloudSwitch,
     listGroups,
     createGroup,
     renameGroup,

@@ -202,6 +202,79 @@ describe("device gateway", () => {
     expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, device.id))).toHaveLength(1);
   });
 
+  it("answers the state calls from the connection, for the caller's own devices", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`owner-${Date.now()}@example.com`);
+    const added = await h.call("POST", "/api/machine/add", {
+      form: { machineName: "Kiln", machineCode: d.machineCode, machinePwd: d.devicePassword },
+      token: owner,
+    });
+    const machineId = added.body.hwdata.machine_id;
+    const states = () =>
+      h.call("POST", "/api/machine/getMachineStates", {
+        form: { machineCodes: d.machineCode },
+        token: owner,
+      });
+    expect((await states()).body.hwdata.list).toMatchObject([
+      { machine_id: machineId, state: 0, online: false, last_seen: null },
+    ]);
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await until(async () => (await states()).body.hwdata.list[0].online === true);
+    const all = await h.call("POST", "/api/machine/machineStates", {
+      form: { machineIds: String(machineId) },
+      token: owner,
+    });
+    expect(all.body.hwdata.list[0]).toMatchObject({ state: 1, online: true });
+    const single = await h.call("POST", "/api/machine/getMachineState", {
+      form: { machineCode: d.machineCode },
+      token: owner,
+    });
+    expect(single.body.hwdata).toEqual({ state: 1, online: true });
+    const stranger = await h.signUp(`stranger-${Date.now()}@example.com`);
+    const theirs = await h.call("POST", "/api/machine/getMachineStates", {
+      form: { machineCodes: d.machineCode },
+      token: stranger,
+    });
+    expect(theirs.body.hwdata.list).toEqual([]);
+    await client.endAsync();
+  });
+
+  it("turns the cloud switch for the Akey and tells the device", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`akey-${Date.now()}@example.com`);
+    const added = await h.call("POST", "/api/machine/add", {
+      form: { machineName: "Mixer", machineCode: d.machineCode, machinePwd: d.devicePassword },
+      token: owner,
+    });
+    const machineId = added.body.hwdata.machine_id;
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await client.subscribeAsync(deviceTopic(d.machineCode, "cmd"), { qos: 1 });
+    const received = new Promise<string>((resolve) =>
+      client.on("message", (_t, p) => resolve(p.toString())),
+    );
+    const off = await h.call("POST", "/api/machine/machineCloudSwitchState", {
+      form: { machineId, state: 0 },
+      token: owner,
+    });
+    expect(off.body.hwdata).toEqual({ machine_id: machineId, cloud_service: 0 });
+    expect(JSON.parse(await received)).toEqual({ type: "cloudSwitch", open: false });
+    const read = await h.call("POST", "/api/machine/machineCloudSwitchState", {
+      form: { machineId },
+      token: owner,
+    });
+    expect(read.body.hwdata.cloud_service).toBe(0);
+    expect(
+      (await h.call("GET", `/api/device/v1/detail?deviceId=${machineId}`, { token: owner })).body
+        .hwdata.cloud_service,
+    ).toBe(0);
+    const stranger = await h.signUp(`other-${Date.now()}@example.com`);
+    const refused = await h.call("POST", "/api/machine/machineCloudSwitchState", {
+      form: { machineId, state: 1 },
+      token: stranger,
+    });
+    expect(refused.body.hwcode).toBe("04010412");
+  });
+
   it("stores the device's automatic location", async () => {
     const d = await provision();
     const client = await connect(d.machineCode, d.deviceSecret);
