@@ -40,6 +40,8 @@ export interface AppDeps {
   clock?: Clock;
   senders?: Senders;
   logger?: FastifyServerOptions["logger"];
+  /** How often the gateway looks for silent devices; 0 turns it off (tests sweep by hand). */
+  sweepEveryMs?: number;
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
@@ -101,8 +103,13 @@ export async function buildApp(deps: AppDeps) {
     secretKey: config.SECRET_KEY,
   });
   const accounts = createAccountService({ db, clock, verification });
-  const gateway = createGateway({ db, clock, log: app.log });
-  await gateway.start();
+  const gateway = createGateway({
+    db,
+    clock,
+    log: app.log,
+    offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
+  });
+  await gateway.start({ sweepEveryMs: deps.sweepEveryMs ?? 30_000 });
   const devices = createDeviceService({ db, clock, sendCommand: gateway.sendCommand });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({

@@ -40,6 +40,8 @@ const envSchema = z.object({
   DEMO: z.enum(["0", "1"]).default("1"),
   /** Where the built web app lives; served with SPA fallback when present. */
   WEB_DIST: z.string().default(path.resolve(import.meta.dirname, "../../web/dist")),
+  /** Minutes a device may stay offline before an offline alarm is raised. */
+  OFFLINE_ALARM_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
   /** The ephemeral sender e-mail address. */
   MAIL_FROM: z.string().default("Keyway <no-reply@keyway.local>"),
 });

@@ -26,6 +26,7 @@ export async function createHarness(opts: { config?: Partial<Config>; senders?: 
     clock,
     senders: opts.senders,
     logger: false,
+    sweepEveryMs: 0,
   });
   await app.ready();
 

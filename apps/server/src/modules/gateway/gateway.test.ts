@@ -275,6 +275,27 @@ describe("device gateway", () => {
     expect(refused.body.hwcode).toBe("04010412");
   });
 
+  it("raises one offline alarm after the configured time offline", async () => {
+    const d = await provision();
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await until(async () => (await deviceRow(d.machineCode)).online);
+    await client.endAsync();
+    await until(async () => !(await deviceRow(d.machineCode)).online);
+    const device = await deviceRow(d.machineCode);
+    const offlineAlarms = () => h.db.select().from(alarms).where(eq(alarms.deviceId, device.id));
+
+    h.clock.advance(14 * 60_000);
+    await h.app.services.gateway.sweepOffline();
+    expect(await offlineAlarms()).toHaveLength(0);
+    h.clock.advance(2 * 60_000);
+    await h.app.services.gateway.sweepOffline();
+    await h.app.services.gateway.sweepOffline(); // a second sweep adds nothing
+    const raised = await offlineAlarms();
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ type: "offline", level: 2 });
+    expect(raised[0].content).toContain("offline for more than 15 minutes");
+  });
+
   it("stores the device's automatic location", async () => {
     const d = await provision();
     const client = await connect(d.machineCode, d.deviceSecret);

@@ -13,7 +13,7 @@ import {
   UPLINK_TOPICS,
 } from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, isNotNull, lt, ne } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -40,8 +40,12 @@ export function createGateway(deps: {
   clock: Clock;
   log: FastifyBaseLogger;
   onAlarm?: (alarm: Alarm) => void;
+  /** Minutes offline before an offline alarm (OFFLINE_ALARM_MINUTES). */
+  offlineAlarmMinutes?: number;
 }) {
   const { db, clock, log } = deps;
+  const offlineAlarmMs = (deps.offlineAlarmMinutes ?? 15) * 60_000;
+  let sweeper: NodeJS.Timeout | undefined;
   const broker = new Aedes({ drainTimeout: 30_000, maxClientsIdLength: 64 });
   const identities = new WeakMap<Client, DeviceIdentity>();
   const connections = new Map<number, number>();
@@ -192,6 +196,46 @@ export function createGateway(deps: {
       .onConflictDoNothing()
       .returning();
     if (row) deps.onAlarm?.(row);
+    return Boolean(row);
+  }
+
+  /**
+   * Raises one offline alarm for each device silent for longer than the offline-alarm time
+   * (its uid is tied to the last-seen time, so a sweep repeated after a restart adds none).
+   */
+  async function sweepOffline(): Promise<number> {
+    const cutoff = new Date(clock.now().getTime() - offlineAlarmMs);
+    const silent = await db
+      .select({ id: devices.id, code: devices.code, lastSeenAt: devices.lastSeenAt })
+      .from(devices)
+      .where(
+        and(
+          eq(devices.online, false),
+          isNotNull(devices.lastSeenAt),
+          lt(devices.lastSeenAt, cutoff),
+        ),
+      );
+    let raised = 0;
+    for (const device of silent) {
+      if (connections.get(device.id)) continue;
+      const lastSeen = device.lastSeenAt as Date;
+      const minutes = Math.round(offlineAlarmMs / 60_000);
+      const stored = await storeAlarm(
+        device,
+        {
+          id: `offline-${lastSeen.getTime()}`,
+          type: "offline",
+          variable: "",
+          level: 2,
+          content: `Device offline for more than ${minutes} minutes (last seen ${lastSeen.toISOString()})`,
+          time: lastSeen.getTime() + offlineAlarmMs,
+          timeZone: "UTC",
+        },
+        clock.now(),
+      );
+      if (stored) raised++;
+    }
+    return raised;
   }
 
   /** Sends a command to a device (QoS 1); it arrives when the device is subscribed. */
@@ -217,8 +261,21 @@ export function createGateway(deps: {
     isConnected: (deviceId: number) => (connections.get(deviceId) ?? 0) > 0,
     /** MQTT over a WebSocket (or any duplex stream). */
     handleStream: (stream: Duplex) => broker.handle(stream),
-    /** Starts the broker (no network yet: streams and listenTcp feed it). */
-    start: () => broker.listen(),
+    sweepOffline,
+    /**
+     * Starts the broker (no network yet: streams and listenTcp feed it). Devices marked
+     * online by an earlier run hold no connection here any more: they start offline.
+     */
+    async start(opts: { sweepEveryMs?: number } = {}) {
+      await broker.listen();
+      await db.update(devices).set({ online: false }).where(eq(devices.online, true));
+      if (opts.sweepEveryMs) {
+        sweeper = setInterval(() => {
+          sweepOffline().catch((error) => log.error({ err: error }, "offline sweep failed"));
+        }, opts.sweepEveryMs);
+        sweeper.unref();
+      }
+    },
     /** The broker's own TCP listener; port 0 picks a free one. Returns the port. */
     async listenTcp(port: number, host = "0.0.0.0"): Promise<number> {
       tcp = createServer(broker.handle);
@@ -230,6 +287,7 @@ export function createGateway(deps: {
       return typeof address === "object" && address ? address.port : port;
     },
     async close(): Promise<void> {
+      if (sweeper) clearInterval(sweeper);
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       if (tcp) await new Promise<void>((resolve) => tcp!.close(() => resolve()));
     },
