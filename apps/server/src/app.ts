@@ -22,6 +22,8 @@ import { type Clock, systemClock } from "./infra/clock.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
+import { alarmRoutes } from "./modules/alarms/routes.ts";
+import { createAlarmService } from "./modules/alarms/service.ts";
 import { deviceRoutes } from "./modules/devices/routes.ts";
 import { createDeviceService } from "./modules/devices/service.ts";
 import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
@@ -111,6 +113,7 @@ export async function buildApp(deps: AppDeps) {
   });
   await gateway.start({ sweepEveryMs: deps.sweepEveryMs ?? 30_000 });
   const devices = createDeviceService({ db, clock, sendCommand: gateway.sendCommand });
+  const alarms = createAlarmService({ db });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
     db,
@@ -127,6 +130,7 @@ export async function buildApp(deps: AppDeps) {
     enterpriseRoutes(api, { enterprises, auth });
     gatewayRoutes(api, { gateway });
     locationRoutes(api, { location, auth });
+    alarmRoutes(api, { alarms, auth });
   });
 
   await serveWeb(app, config.WEB_DIST);

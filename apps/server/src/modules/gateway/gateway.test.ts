@@ -275,6 +275,49 @@ describe("device gateway", () => {
     expect(refused.body.hwcode).toBe("04010412");
   });
 
+  it("lists a device's alarms newest first, six to a page, to its users only", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`alarms-${Date.now()}@example.com`);
+    await h.call("POST", "/api/machine/add", {
+      form: { machineName: "Oven", machineCode: d.machineCode, machinePwd: d.devicePassword },
+      token: owner,
+    });
+    const client = await connect(d.machineCode, d.deviceSecret);
+    const base = Date.parse("2026-11-21T06:00:00Z");
+    for (let i = 0; i < 8; i++) {
+      await publish(client, deviceTopic(d.machineCode, "alarm"), {
+        id: `n${i}`,
+        type: "high",
+        content: `Alarm ${i}`,
+        time: base + i * 60_000,
+      });
+    }
+    const first = await h.call("GET", `/api/v1/devices/alarms?deviceCode=${d.machineCode}&page=1`, {
+      token: owner,
+    });
+    expect(first.body.hwdata.total).toBe(8);
+    expect(first.body.hwdata.list).toHaveLength(6);
+    expect(first.body.hwdata.list[0]).toMatchObject({
+      content: "Alarm 7",
+      type: "high",
+      time: "2026-11-21T06:07:00.000Z",
+    });
+    const second = await h.call(
+      "GET",
+      `/api/v1/devices/alarms?deviceCode=${d.machineCode}&page=2`,
+      { token: owner },
+    );
+    expect(second.body.hwdata.list.map((a: { content: string }) => a.content)).toEqual([
+      "Alarm 1",
+      "Alarm 0",
+    ]);
+    const stranger = await h.signUp(`nosy-${Date.now()}@example.com`);
+    const refused = await h.call("GET", `/api/v1/devices/alarms?deviceCode=${d.machineCode}`, {
+      token: stranger,
+    });
+    expect(refused.body.hwcode).toBe("04010412");
+  });
+
   it("raises one offline alarm after the configured time offline", async () => {
     const d = await provision();
     const client = await connect(d.machineCode, d.deviceSecret);
