@@ -110,6 +110,7 @@ export async function buildApp(deps: AppDeps) {
     clock,
     log: app.log,
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
+    mqttUrl: config.MQTT_URL,
   });
   await gateway.start({ sweepEveryMs: deps.sweepEveryMs ?? 30_000 });
   const devices = createDeviceService({ db, clock, sendCommand: gateway.sendCommand });

@@ -1,85 +1,110 @@
-import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:net";
+import { hostname } from "node:os";
 import type { Duplex } from "node:stream";
-import {
-  type AlarmPayload,
-  alarmPayload,
-  type CommandPayload,
-  decodePayload,
-  deviceTopic,
-  locationPayload,
-  parseDeviceTopic,
-  statePayload,
-  UPLINK_TOPICS,
-} from "@keyway/protocol";
+import { type CommandPayload, deviceTopic, parseDeviceTopic, TOPIC_ROOT } from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
-import { and, eq, isNotNull, lt, ne } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
+import mqtt, { type MqttClient } from "mqtt";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
-import { hashToken } from "../../infra/crypto.ts";
-import { type Alarm, alarms } from "../alarms/schema.ts";
-import { devices } from "../devices/schema.ts";
-
-interface DeviceIdentity {
-  id: number;
-  code: string;
-}
+import type { Alarm } from "../alarms/schema.ts";
+import { createDeviceIngest, type DeviceIdentity, type DeviceIngest } from "./ingest.ts";
 
 export type Gateway = ReturnType<typeof createGateway>;
 
+interface Transport {
+  start(): Promise<void>;
+  sendCommand(machineCode: string, command: CommandPayload): Promise<void>;
+  isConnected(deviceId: number): boolean;
+  handleStream?(stream: Duplex): void;
+  listenTcp?(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
 /**
- * The device gateway on an embedded Aedes broker. Devices log in with machine code and
- * device secret and may only publish their own uplink topics and subscribe to their own
- * `cmd`. An alarm is written to the database before the broker acknowledges it (PUBACK),
- * and a retried publish of the same alarm id is stored once. A device is online while it
- * holds at least one connection.
+ * The device gateway: the embedded Aedes broker by default, or, with MQTT_URL, a client of
+ * an external broker (EMQX, Mosquitto). The rules are the same either way (ingest.ts).
  */
 export function createGateway(deps: {
   db: Db;
   clock: Clock;
   log: FastifyBaseLogger;
   onAlarm?: (alarm: Alarm) => void;
-  /** Minutes offline before an offline alarm (OFFLINE_ALARM_MINUTES). */
   offlineAlarmMinutes?: number;
+  /** An external broker; unset: the embedded one. */
+  mqttUrl?: string;
 }) {
-  const { db, clock, log } = deps;
-  const offlineAlarmMs = (deps.offlineAlarmMinutes ?? 15) * 60_000;
+  const ingest = createDeviceIngest(deps);
+  const transport = deps.mqttUrl
+    ? externalBroker(deps.mqttUrl, ingest, deps.log)
+    : embeddedBroker(ingest, deps.log);
   let sweeper: NodeJS.Timeout | undefined;
+
+  return {
+    ingest,
+    external: Boolean(deps.mqttUrl),
+    sendCommand: (code: string, command: CommandPayload) => transport.sendCommand(code, command),
+    isConnected: (deviceId: number) => transport.isConnected(deviceId),
+    sweepOffline: () => ingest.sweepOffline(transport.isConnected),
+    /** MQTT over a WebSocket (embedded broker only). */
+    handleStream(stream: Duplex) {
+      if (!transport.handleStream) return stream.destroy();
+      transport.handleStream(stream);
+    },
+    async start(opts: { sweepEveryMs?: number } = {}) {
+      await ingest.resetOnline();
+      await transport.start();
+      if (opts.sweepEveryMs) {
+        sweeper = setInterval(() => {
+          ingest
+            .sweepOffline(transport.isConnected)
+            .catch((error) => deps.log.error({ err: error }, "offline sweep failed"));
+        }, opts.sweepEveryMs);
+        sweeper.unref();
+      }
+    },
+    /** The embedded broker's TCP listener (port 0 picks one); 0 with an external broker. */
+    listenTcp: (port: number, host = "0.0.0.0") =>
+      transport.listenTcp?.(port, host) ?? Promise.resolve(0),
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await transport.close();
+    },
+  };
+}
+
+/**
+ * Embedded Aedes. Alarms are stored inside authorizePublish, so PUBACK leaves only after the
+ * row is written; a device is online while it holds at least one connection.
+ */
+function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport {
   const broker = new Aedes({ drainTimeout: 30_000, maxClientsIdLength: 64 });
   const identities = new WeakMap<Client, DeviceIdentity>();
   const connections = new Map<number, number>();
   let tcp: Server | undefined;
 
   broker.authenticate = (client, username, password, callback) => {
-    const refuse = () => {
-      const error = new Error("bad machine code or device secret") as AuthenticateError;
-      error.returnCode = 4;
-      callback(error, false);
-    };
-    const code = (username ?? "").trim().toUpperCase();
-    if (!code || !password) return refuse();
-    db.select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
-      .from(devices)
-      .where(eq(devices.code, code))
-      .limit(1)
-      .then(([device]) => {
-        const given = Buffer.from(hashToken(password.toString()));
-        if (!device || !timingSafeEqual(given, Buffer.from(device.secretHash))) return refuse();
-        identities.set(client, { id: device.id, code: device.code });
+    ingest
+      .authenticate(username, password?.toString())
+      .then((device) => {
+        if (!device) {
+          const error = new Error("bad machine code or device secret") as AuthenticateError;
+          error.returnCode = 4;
+          return callback(error, false);
+        }
+        identities.set(client, device);
         callback(null, true);
       })
       .catch((error) => {
         log.error({ err: error }, "device authentication failed");
-        refuse();
+        callback(error, false);
       });
   };
 
   broker.authorizeSubscribe = (client, subscription, callback) => {
     const device = identities.get(client);
-    if (device && subscription.topic === deviceTopic(device.code, "cmd")) {
+    if (device && ingest.maySubscribe(device, subscription.topic))
       return callback(null, subscription);
-    }
     // A negative SUBACK (0x80): the device learns the refusal and stays connected.
     log.warn({ client: client.id, topic: subscription.topic }, "subscription refused");
     callback(null, null);
@@ -89,17 +114,12 @@ export function createGateway(deps: {
     // A will published after its client is gone arrives without a client; nothing to store.
     if (!client) return callback(null);
     const device = identities.get(client);
-    const parsed = parseDeviceTopic(packet.topic);
-    if (
-      !device ||
-      !parsed ||
-      parsed.machineCode !== device.code ||
-      !UPLINK_TOPICS.includes(parsed.topic)
-    ) {
+    const topic = device && ingest.mayPublish(device, packet.topic);
+    if (!device || !topic) {
       log.warn({ client: client.id, topic: packet.topic }, "publish refused");
       return callback(new Error(`publish to ${packet.topic} refused`));
     }
-    handleUplink(device, parsed.topic, packet.payload as Buffer).then(
+    ingest.handleUplink(device, topic, packet.payload as Buffer).then(
       () => callback(null),
       (error) => {
         log.error({ err: error, device: device.code }, "uplink failed");
@@ -108,176 +128,41 @@ export function createGateway(deps: {
     );
   };
 
-  broker.on("client", (client) => {
+  const track = (client: Client, delta: 1 | -1) => {
     const device = identities.get(client);
     if (!device) return;
-    connections.set(device.id, (connections.get(device.id) ?? 0) + 1);
-    void setOnline(device, true);
-  });
-
-  broker.on("clientDisconnect", (client) => {
-    const device = identities.get(client);
-    if (!device) return;
-    const left = (connections.get(device.id) ?? 1) - 1;
-    if (left > 0) connections.set(device.id, left);
-    else {
-      connections.delete(device.id);
-      void setOnline(device, false);
+    const count = (connections.get(device.id) ?? 0) + delta;
+    if (count > 0) connections.set(device.id, count);
+    else connections.delete(device.id);
+    // Online flips only on the first connection and after the last one.
+    if ((delta === 1 && count === 1) || count <= 0) {
+      ingest
+        .setOnline(device, count > 0)
+        .catch((error) => log.error({ err: error }, "state update failed"));
     }
-  });
-
-  async function setOnline(device: DeviceIdentity, online: boolean) {
-    try {
-      await db
-        .update(devices)
-        .set({ online, lastSeenAt: clock.now() })
-        .where(eq(devices.id, device.id));
-    } catch (error) {
-      log.error({ err: error, device: device.code }, "state update failed");
-    }
-  }
-
-  async function handleUplink(device: DeviceIdentity, topic: string, payload: Buffer) {
-    const now = clock.now();
-    if (topic === "alarm") {
-      const alarm = decodePayload(alarmPayload, payload);
-      if (!alarm) {
-        // Acknowledged and dropped: a malformed alarm would otherwise be retried forever.
-        log.warn({ device: device.code }, "malformed alarm dropped");
-        return;
-      }
-      await storeAlarm(device, alarm, now);
-    } else if (topic === "state") {
-      const state = decodePayload(statePayload, payload);
-      if (!state) return;
-      await db
-        .update(devices)
-        .set({
-          lastSeenAt: now,
-          ...(state.model !== undefined && { model: state.model }),
-          ...(state.version !== undefined && { version: state.version }),
-          ...(state.ip !== undefined && { ip: state.ip }),
-          ...(state.iccid !== undefined && { iccid: state.iccid }),
-        })
-        .where(eq(devices.id, device.id));
-    } else if (topic === "location") {
-      const location = decodePayload(locationPayload, payload);
-      if (!location) return;
-      // A manually placed device keeps its place.
-      await db
-        .update(devices)
-        .set({
-          lat: location.lat,
-          lng: location.lng,
-          address: location.address ?? "",
-          locationWay: location.way,
-          lastSeenAt: now,
-        })
-        .where(and(eq(devices.id, device.id), ne(devices.locationWay, "manual")));
-    } else {
-      await db.update(devices).set({ lastSeenAt: now }).where(eq(devices.id, device.id));
-    }
-  }
-
-  async function storeAlarm(device: DeviceIdentity, alarm: AlarmPayload, now: Date) {
-    const [row] = await db
-      .insert(alarms)
-      .values({
-        deviceId: device.id,
-        uid: alarm.id,
-        type: alarm.type,
-        variable: alarm.variable,
-        level: alarm.level,
-        content: alarm.content,
-        time: new Date(alarm.time),
-        timeZone: alarm.timeZone,
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (row) deps.onAlarm?.(row);
-    return Boolean(row);
-  }
-
-  /**
-   * Raises one offline alarm for each device silent for longer than the offline-alarm time
-   * (its uid is tied to the last-seen time, so a sweep repeated after a restart adds none).
-   */
-  async function sweepOffline(): Promise<number> {
-    const cutoff = new Date(clock.now().getTime() - offlineAlarmMs);
-    const silent = await db
-      .select({ id: devices.id, code: devices.code, lastSeenAt: devices.lastSeenAt })
-      .from(devices)
-      .where(
-        and(
-          eq(devices.online, false),
-          isNotNull(devices.lastSeenAt),
-          lt(devices.lastSeenAt, cutoff),
-        ),
-      );
-    let raised = 0;
-    for (const device of silent) {
-      if (connections.get(device.id)) continue;
-      const lastSeen = device.lastSeenAt as Date;
-      const minutes = Math.round(offlineAlarmMs / 60_000);
-      const stored = await storeAlarm(
-        device,
-        {
-          id: `offline-${lastSeen.getTime()}`,
-          type: "offline",
-          variable: "",
-          level: 2,
-          content: `Device offline for more than ${minutes} minutes (last seen ${lastSeen.toISOString()})`,
-          time: lastSeen.getTime() + offlineAlarmMs,
-          timeZone: "UTC",
-        },
-        clock.now(),
-      );
-      if (stored) raised++;
-    }
-    return raised;
-  }
-
-  /** Sends a command to a device (QoS 1); it arrives when the device is subscribed. */
-  function sendCommand(machineCode: string, command: CommandPayload): Promise<void> {
-    return new Promise((resolve, reject) => {
-      broker.publish(
-        {
-          cmd: "publish",
-          topic: deviceTopic(machineCode, "cmd"),
-          payload: Buffer.from(JSON.stringify(command)),
-          qos: 1,
-          retain: false,
-          dup: false,
-        },
-        (error) => (error ? reject(error) : resolve()),
-      );
-    });
-  }
+  };
+  broker.on("client", (client) => track(client, 1));
+  broker.on("clientDisconnect", (client) => track(client, -1));
 
   return {
-    broker,
-    sendCommand,
-    isConnected: (deviceId: number) => (connections.get(deviceId) ?? 0) > 0,
-    /** MQTT over a WebSocket (or any duplex stream). */
-    handleStream: (stream: Duplex) => broker.handle(stream),
-    sweepOffline,
-    /**
-     * Starts the broker (no network yet: streams and listenTcp feed it). Devices marked
-     * online by an earlier run hold no connection here any more: they start offline.
-     */
-    async start(opts: { sweepEveryMs?: number } = {}) {
-      await broker.listen();
-      await db.update(devices).set({ online: false }).where(eq(devices.online, true));
-      if (opts.sweepEveryMs) {
-        sweeper = setInterval(() => {
-          sweepOffline().catch((error) => log.error({ err: error }, "offline sweep failed"));
-        }, opts.sweepEveryMs);
-        sweeper.unref();
-      }
-    },
-    /** The broker's own TCP listener; port 0 picks a free one. Returns the port. */
-    async listenTcp(port: number, host = "0.0.0.0"): Promise<number> {
+    start: () => broker.listen(),
+    isConnected: (deviceId) => (connections.get(deviceId) ?? 0) > 0,
+    handleStream: (stream) => broker.handle(stream),
+    sendCommand: (machineCode, command) =>
+      new Promise((resolve, reject) => {
+        broker.publish(
+          {
+            cmd: "publish",
+            topic: deviceTopic(machineCode, "cmd"),
+            payload: Buffer.from(JSON.stringify(command)),
+            qos: 1,
+            retain: false,
+            dup: false,
+          },
+          (error) => (error ? reject(error) : resolve()),
+        );
+      }),
+    async listenTcp(port, host) {
       tcp = createServer(broker.handle);
       await new Promise<void>((resolve, reject) => {
         tcp!.once("error", reject);
@@ -286,10 +171,79 @@ export function createGateway(deps: {
       const address = tcp.address();
       return typeof address === "object" && address ? address.port : port;
     },
-    async close(): Promise<void> {
-      if (sweeper) clearInterval(sweeper);
+    async close() {
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       if (tcp) await new Promise<void>((resolve) => tcp!.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A client of an external broker, which authenticates devices itself (through the HTTP auth
+ * hook, see routes.ts). Alarms come through a shared subscription so several server nodes
+ * split them; PUBACK is held until the row is stored. Online state comes from the retained
+ * `state` messages and the devices' last wills.
+ */
+function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogger): Transport {
+  let client: MqttClient | undefined;
+  const uplinks = ["state", "location", "data"].map((t) => `${TOPIC_ROOT}/+/${t}`);
+  const alarmsShared = `$share/keyway/${TOPIC_ROOT}/+/alarm`;
+
+  async function onMessage(topic: string, payload: Buffer) {
+    const parsed = parseDeviceTopic(topic);
+    if (!parsed || parsed.topic === "cmd") return;
+    const device = await ingest.identify(parsed.machineCode);
+    if (!device) return log.warn({ topic }, "message from an unknown device ignored");
+    await ingest.handleUplink(device, parsed.topic, payload, { trustState: true });
+  }
+
+  return {
+    async start() {
+      client = mqtt.connect(url, {
+        // A stable id and a persistent session: what was not acknowledged is redelivered.
+        clientId: `keyway-server-${hostname()}`.slice(0, 64),
+        clean: false,
+        reconnectPeriod: 2000,
+        // QoS 1/2: PUBACK only after the message was handled (stored); on failure no PUBACK.
+        customHandleAcks: (topic, message, _packet, done) => {
+          onMessage(topic, message).then(
+            () => done(0),
+            (error) => {
+              log.error({ err: error, topic }, "uplink failed");
+              done(error as Error);
+            },
+          );
+        },
+      });
+      // QoS 0 messages do not pass through customHandleAcks.
+      client.on("message", (topic, message, packet) => {
+        if (packet.qos === 0) {
+          onMessage(topic, message).catch((error) =>
+            log.error({ err: error, topic }, "uplink failed"),
+          );
+        }
+      });
+      await new Promise<void>((resolve, reject) => {
+        client!.once("connect", () => resolve());
+        client!.once("error", reject);
+      });
+      await client.subscribeAsync(
+        Object.fromEntries([...uplinks, alarmsShared].map((topic) => [topic, { qos: 1 as const }])),
+      );
+      log.info(
+        { url: url.replace(/\/\/[^@]*@/, "//***@") },
+        "connected to the external MQTT broker",
+      );
+    },
+    // The broker knows the connections; the server only sees what devices say.
+    isConnected: () => false,
+    sendCommand: async (machineCode, command) => {
+      await client?.publishAsync(deviceTopic(machineCode, "cmd"), JSON.stringify(command), {
+        qos: 1,
+      });
+    },
+    async close() {
+      await client?.endAsync();
     },
   };
 }

@@ -1,0 +1,275 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { alarms } from "../../server/src/modules/alarms/schema.ts";
+import { devices } from "../../server/src/modules/devices/schema.ts";
+import { seedDemo } from "../../server/src/seed.ts";
+import { createHarness, type Harness } from "../../server/src/testing/harness.ts";
+
+/**
+ * End to end: the real server (on a fresh database) and the real agent CLI as a child
+ * process, talking through a TCP proxy the test can cut to play "the cloud is down".
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+let h: Harness;
+let brokerPort: number;
+let proxy: CloudLink;
+let device: { machineCode: string; deviceSecret: string };
+let dataDir: string;
+const agents: Agent[] = [];
+
+interface Agent {
+  child: ChildProcess;
+  httpPort: number;
+  output: string[];
+}
+
+/** A TCP relay to the broker that can be taken down and brought back on the same port. */
+class CloudLink {
+  port = 0;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly target: number) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = createConnection(this.target, "127.0.0.1");
+      for (const s of [client, upstream]) this.sockets.add(s);
+      const cut = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.on("error", cut).on("close", cut);
+      upstream.on("error", cut).on("close", cut);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((done, fail) => {
+      server.once("error", fail);
+      server.listen(this.port, "127.0.0.1", () => done());
+    });
+    const address = server.address();
+    this.port = typeof address === "object" && address ? address.port : this.port;
+    this.server = server;
+  }
+
+  /** Stops accepting and cuts every open connection, like a network outage. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server) await new Promise<void>((done) => server.close(() => done()));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+async function startAgent(): Promise<Agent> {
+  const httpPort = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "apps/agent/src/cli.ts",
+      "run",
+      "--server",
+      `mqtt://127.0.0.1:${proxy.port}`,
+      "--code",
+      device.machineCode,
+      "--secret",
+      device.deviceSecret,
+      "--data-dir",
+      dataDir,
+      "--simulate",
+      "--http-port",
+      String(httpPort),
+      "--backoff-max",
+      "2",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const agent: Agent = { child, httpPort, output: [] };
+  child.stdout?.on("data", (d) => agent.output.push(String(d)));
+  child.stderr?.on("data", (d) => agent.output.push(String(d)));
+  agents.push(agent);
+  await until(async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${httpPort}/api/status`)).ok;
+    } catch {
+      return false;
+    }
+  }, 20_000);
+  return agent;
+}
+
+async function kill9(agent: Agent): Promise<void> {
+  if (agent.child.exitCode !== null || agent.child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => agent.child.once("exit", () => done()));
+  agent.child.kill("SIGKILL");
+  await exited;
+}
+
+async function status(agent: Agent) {
+  const res = await fetch(`http://127.0.0.1:${agent.httpPort}/api/status`);
+  return (await res.json()) as { connection: string; queued: number; delivered: number };
+}
+
+async function raise(agent: Agent, content: string) {
+  const res = await fetch(`http://127.0.0.1:${agent.httpPort}/api/alarms`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ content, variable: "Tank1.Level", level: 3 }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string };
+}
+
+async function deviceRow() {
+  const [row] = await h.db.select().from(devices).where(eq(devices.code, device.machineCode));
+  return row;
+}
+
+const alarmRows = (content: string) =>
+  h.db.select().from(alarms).where(eq(alarms.content, content));
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      const log = agents.at(-1)?.output.join("") ?? "";
+      throw new Error(`condition not met in ${timeoutMs} ms; agent output:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const isOnline = async () => (await deviceRow()).online;
+const isOffline = async () => !(await deviceRow()).online;
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seedDemo(h.app.services.accounts);
+  const operator = await h.login("operator@keyway.local", "operator123");
+  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
+    form: { count: 1 },
+    token: operator,
+  });
+  device = res.body.hwdata.list[0];
+  brokerPort = await h.app.services.gateway.listenTcp(0, "127.0.0.1");
+  proxy = new CloudLink(brokerPort);
+  await proxy.open();
+  dataDir = mkdtempSync(join(tmpdir(), "kw-agent-"));
+});
+
+// A failed test must not leave its agent connected for the next one.
+afterEach(async () => {
+  for (const agent of agents) await kill9(agent);
+});
+
+afterAll(async () => {
+  for (const agent of agents) await kill9(agent);
+  await proxy?.close();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("keyway-agent against the real server", () => {
+  it("goes online, offline on kill -9, and online again on restart", async () => {
+    const first = await startAgent();
+    await until(isOnline);
+    await until(async () => (await deviceRow()).lat !== null); // the first location report
+    const row = await deviceRow();
+    expect(row.model).toBe("Simulated HMI");
+    expect(row.version).toBe("0.1.0");
+    expect(row.locationWay).toBe("gps");
+    expect(row.lat).toBeCloseTo(31.23, 1);
+
+    await kill9(first);
+    await until(isOffline);
+
+    const second = await startAgent();
+    await until(isOnline);
+    expect((await status(second)).connection).toBe("online");
+
+    // A cloud command reaches the agent: the cloud switch shows up in the simulator.
+    await h.app.services.gateway.sendCommand(device.machineCode, {
+      type: "cloudSwitch",
+      open: false,
+    });
+    await until(async () => {
+      const s = (await (await fetch(`http://127.0.0.1:${second.httpPort}/api/status`)).json()) as {
+        cloudSwitch: boolean;
+      };
+      return s.cloudSwitch === false;
+    });
+    await kill9(second);
+    await until(isOffline);
+  });
+
+  it("delivers an alarm raised while the cloud is down exactly once when it returns", async () => {
+    const agent = await startAgent();
+    await until(isOnline);
+
+    await proxy.close();
+    await until(async () => (await status(agent)).connection !== "online");
+    await until(isOffline);
+
+    const content = `raised while the cloud is down ${Date.now()}`;
+    await raise(agent, content);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await alarmRows(content)).toHaveLength(0);
+    expect((await status(agent)).queued).toBe(1);
+
+    await proxy.open();
+    await until(async () => (await alarmRows(content)).length > 0, 20_000);
+    await until(async () => (await status(agent)).queued === 0);
+    await new Promise((r) => setTimeout(r, 1000));
+    const rows = await alarmRows(content);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: "raise", variable: "Tank1.Level", level: 3 });
+    expect(rows[0].deviceId).toBe((await deviceRow()).id);
+    await kill9(agent);
+    await until(isOffline);
+  });
+
+  it("keeps a queued alarm across a kill -9 of the agent while the cloud is down", async () => {
+    const first = await startAgent();
+    await until(isOnline);
+    await proxy.close();
+    await until(async () => (await status(first)).connection !== "online");
+
+    const content = `survives an agent crash ${Date.now()}`;
+    await raise(first, content);
+    await kill9(first); // no goodbye, nothing flushed: only the on-disk queue remembers
+
+    const second = await startAgent();
+    expect((await status(second)).queued).toBe(1);
+    expect(await alarmRows(content)).toHaveLength(0);
+
+    await proxy.open();
+    await until(async () => (await alarmRows(content)).length > 0, 20_000);
+    await until(async () => (await status(second)).queued === 0);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await alarmRows(content)).toHaveLength(1);
+    await kill9(second);
+  });
+});

@@ -1,0 +1,364 @@
+import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
+import {
+  type AlarmPayload,
+  type CommandPayload,
+  commandPayload,
+  decodePayload,
+  deviceTopic,
+  type LocationPayload,
+  type StatePayload,
+} from "@keyway/protocol";
+import mqtt, { type MqttClient } from "mqtt";
+import { DurableQueue } from "./queue.ts";
+
+export type ConnectionState = "stopped" | "connecting" | "online" | "offline";
+
+export interface AgentOptions {
+  /** `mqtt://host:1883`, `mqtts://…`, `ws://host:8080/mqtt` or `wss://…`. */
+  server: string;
+  code: string;
+  secret: string;
+  /** Where the alarm queue lives. */
+  dataDir: string;
+  model?: string;
+  version?: string;
+  /** Seconds between location reports; 0 = only on request. Default 600. */
+  locationEvery?: number;
+  /** Where the device is, when it knows; without it no location is reported. */
+  locationSource?: () => LocationPayload | undefined;
+  /** Reconnect back-off bounds in milliseconds (default 1 s doubling to 30 s). */
+  backoffMinMs?: number;
+  backoffMaxMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface AlarmInput {
+  type: string;
+  content: string;
+  variable?: string;
+  level?: number;
+}
+
+export interface AgentStatus {
+  code: string;
+  server: string;
+  connection: ConnectionState;
+  cloudSwitch: boolean;
+  /** Alarms on disk not yet acknowledged by the cloud, oldest first. */
+  queued: AlarmPayload[];
+  /** Alarms acknowledged (PUBACK) since this process started. */
+  delivered: number;
+  lastError?: string;
+  lastCommand?: CommandPayload;
+}
+
+const FLUSH_RETRY_MS = 5_000;
+
+/**
+ * The device side of the Keyway device protocol. Holds one MQTT connection to the cloud
+ * (username = machine code, password = device secret), announces itself retained on `state`
+ * with a last will of `{state:"offline"}`, follows commands on `cmd`, and delivers alarms
+ * from a durable on-disk queue: an alarm is fsynced before any send and leaves the queue
+ * only after the cloud's PUBACK, which the cloud sends only once the alarm is stored.
+ */
+export class Agent {
+  readonly options: AgentOptions;
+  private readonly topics: Record<"state" | "alarm" | "location" | "cmd", string>;
+  private queue: DurableQueue<AlarmPayload> | undefined;
+  private client: MqttClient | undefined;
+  private connection: ConnectionState = "stopped";
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private locationTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private flushing = false;
+  private delivered = 0;
+  private cloudSwitch = true;
+  private lastError: string | undefined;
+  private lastCommand: CommandPayload | undefined;
+  private readonly timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  /** Why the current connection went away, so the flush loop stops waiting on it. */
+  private readonly lostSignals = new WeakMap<MqttClient, Promise<never>>();
+
+  constructor(options: AgentOptions) {
+    this.options = options;
+    const code = options.code;
+    this.topics = {
+      state: deviceTopic(code, "state"),
+      alarm: deviceTopic(code, "alarm"),
+      location: deviceTopic(code, "location"),
+      cmd: deviceTopic(code, "cmd"),
+    };
+  }
+
+  private log(message: string): void {
+    (this.options.log ?? ((m: string) => console.log(`${new Date().toISOString()} ${m}`)))(message);
+  }
+
+  /** Reloads the alarm queue from disk and starts connecting. */
+  start(): void {
+    if (this.connection !== "stopped") return;
+    this.queue = new DurableQueue<AlarmPayload>({
+      file: join(this.options.dataDir, "alarms.jsonl"),
+      idOf: (alarm) => alarm.id,
+      onCorrupt: (line) => this.log(`alarm queue: skipped unreadable line ${line}`),
+    });
+    if (this.queue.size) this.log(`alarm queue: ${this.queue.size} alarm(s) waiting from before`);
+    this.setConnection("connecting");
+    this.connect();
+    const every = this.options.locationEvery ?? 600;
+    if (every > 0) {
+      this.locationTimer = setInterval(() => void this.publishLocation(), every * 1000);
+    }
+    this.retryTimer = setInterval(() => void this.flush(), FLUSH_RETRY_MS);
+  }
+
+  /** Says goodbye (`offline`, retained) when connected, then closes everything. */
+  async stop(): Promise<void> {
+    if (this.connection === "stopped") return;
+    this.setConnection("stopped");
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.locationTimer);
+    clearInterval(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    if (client?.connected) {
+      const offline: StatePayload = { state: "offline" };
+      await withTimeout(
+        client.publishAsync(this.topics.state, JSON.stringify(offline), { qos: 1, retain: true }),
+        2000,
+      ).catch(() => undefined);
+      await withTimeout(client.endAsync(), 2000).catch(() => client.end(true));
+    } else {
+      client?.end(true);
+    }
+    this.queue?.close();
+  }
+
+  status(): AgentStatus {
+    return {
+      code: this.options.code,
+      server: this.options.server,
+      connection: this.connection,
+      cloudSwitch: this.cloudSwitch,
+      queued: this.queue?.list() ?? [],
+      delivered: this.delivered,
+      lastError: this.lastError,
+      lastCommand: this.lastCommand,
+    };
+  }
+
+  /**
+   * Writes the alarm to the on-disk queue (fsync) and then tries to send it. Returns once it
+   * is durable, not when it is delivered.
+   */
+  raiseAlarm(input: AlarmInput): AlarmPayload {
+    if (!this.queue) throw new Error("agent not started");
+    const alarm: AlarmPayload = {
+      id: `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`,
+      type: input.type,
+      variable: input.variable ?? "",
+      level: input.level ?? 1,
+      content: input.content,
+      time: Date.now(),
+      timeZone: this.timeZone,
+    };
+    this.queue.append(alarm);
+    this.log(`alarm ${alarm.id} queued (${alarm.type}: ${alarm.content})`);
+    void this.flush();
+    return alarm;
+  }
+
+  /** Publishes the current location when connected and a location is known. */
+  async publishLocation(): Promise<void> {
+    const client = this.client;
+    const location = this.options.locationSource?.();
+    if (!client?.connected || !location) return;
+    try {
+      await client.publishAsync(this.topics.location, JSON.stringify(location), { qos: 1 });
+    } catch (error) {
+      this.log(`location not sent: ${errorText(error)}`);
+    }
+  }
+
+  private setConnection(next: ConnectionState): void {
+    if (this.connection === next) return;
+    this.log(`connection: ${this.connection} -> ${next}`);
+    this.connection = next;
+  }
+
+  private connect(): void {
+    if (this.connection === "stopped") return;
+    const offline: StatePayload = { state: "offline" };
+    const client = mqtt.connect(this.options.server, {
+      username: this.options.code,
+      password: this.options.secret,
+      clientId: `${this.options.code}-${randomBytes(4).toString("hex")}`,
+      clean: true,
+      keepalive: 30,
+      connectTimeout: 10_000,
+      // Reconnects are ours (exponential back-off); every attempt gets a fresh client.
+      reconnectPeriod: 0,
+      will: {
+        topic: this.topics.state,
+        payload: Buffer.from(JSON.stringify(offline)),
+        qos: 1,
+        retain: true,
+      },
+    });
+    this.client = client;
+    const lost = new Promise<never>((_, reject) => {
+      client.once("close", () => reject(new Error("connection lost")));
+    });
+    lost.catch(() => undefined);
+    this.lostSignals.set(client, lost);
+
+    client.on("connect", () => {
+      if (this.client !== client) return;
+      this.attempt = 0;
+      this.lastError = undefined;
+      this.setConnection("online");
+      void this.onConnected(client);
+    });
+    client.on("message", (topic, payload) => {
+      if (topic === this.topics.cmd) this.onCommand(payload);
+    });
+    client.on("error", (error) => {
+      this.lastError = errorText(error);
+      this.log(`mqtt error: ${this.lastError}`);
+    });
+    let closed = false;
+    client.on("close", () => {
+      if (closed) return;
+      closed = true;
+      // Fails whatever is in flight on this connection; the queue still holds it.
+      client.end(true);
+      if (this.client !== client || this.connection === "stopped") return;
+      this.client = undefined;
+      this.setConnection("offline");
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    const min = this.options.backoffMinMs ?? 1000;
+    const max = this.options.backoffMaxMs ?? 30_000;
+    const base = Math.min(max, min * 2 ** this.attempt);
+    this.attempt = Math.min(this.attempt + 1, 30);
+    // ±25% jitter so a site full of devices does not reconnect in lock-step.
+    const delay = Math.round(Math.min(max, base * (0.75 + Math.random() * 0.5)));
+    this.log(`reconnecting in ${(delay / 1000).toFixed(1)} s`);
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.setConnection("connecting");
+      this.connect();
+    }, delay);
+  }
+
+  private async onConnected(client: MqttClient): Promise<void> {
+    const online: StatePayload = {
+      state: "online",
+      model: this.options.model,
+      version: this.options.version,
+      ip: localIp(client),
+    };
+    try {
+      await client.publishAsync(this.topics.state, JSON.stringify(online), {
+        qos: 1,
+        retain: true,
+      });
+      await client.subscribeAsync(this.topics.cmd, { qos: 1 });
+    } catch (error) {
+      this.log(`announce failed: ${errorText(error)}`);
+      return;
+    }
+    await this.flush();
+    await this.publishLocation();
+  }
+
+  private onCommand(payload: Buffer): void {
+    const command = decodePayload(commandPayload, payload);
+    if (!command) {
+      this.log(`ignored malformed command: ${payload.toString().slice(0, 200)}`);
+      return;
+    }
+    this.lastCommand = command;
+    switch (command.type) {
+      case "cloudSwitch":
+        this.cloudSwitch = command.open;
+        this.log(`cloud switch ${command.open ? "opened" : "closed"}`);
+        break;
+      case "locationRefresh":
+        this.log("location refresh requested");
+        void this.publishLocation();
+        break;
+      case "openTunnel":
+        this.log(`tunnel to ${command.target} requested: not supported by this agent`);
+        break;
+      case "config":
+        this.log(`config received: ${Object.keys(command.values).join(", ") || "(empty)"}`);
+        break;
+    }
+  }
+
+  /** Sends queued alarms in order, one at a time, each removed only after its PUBACK. */
+  private async flush(): Promise<void> {
+    if (this.flushing || !this.queue) return;
+    const client = this.client;
+    if (!client?.connected) return;
+    const lost = this.lostSignals.get(client)!;
+    this.flushing = true;
+    try {
+      for (let alarm = this.queue.peek(); alarm; alarm = this.queue.peek()) {
+        if (this.client !== client || !client.connected) break;
+        await Promise.race([
+          client.publishAsync(this.topics.alarm, JSON.stringify(alarm), { qos: 1 }),
+          lost,
+        ]);
+        this.queue.ack(alarm.id);
+        this.delivered += 1;
+        this.log(`alarm ${alarm.id} delivered`);
+      }
+    } catch (error) {
+      this.log(`alarm delivery interrupted: ${errorText(error)}`);
+    } finally {
+      this.flushing = false;
+    }
+    // A newer connection may have come up while this one was draining.
+    if (this.client !== client && this.client?.connected && this.queue.size) void this.flush();
+  }
+}
+
+function localIp(client: MqttClient): string | undefined {
+  const local = (client.stream as Partial<Socket> | undefined)?.localAddress;
+  if (local && local !== "::1" && !local.startsWith("127.")) return local.replace(/^::ffff:/, "");
+  for (const list of Object.values(networkInterfaces())) {
+    for (const address of list ?? []) {
+      if (address.family === "IPv4" && !address.internal) return address.address;
+    }
+  }
+  return local?.replace(/^::ffff:/, "");
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("timed out")), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

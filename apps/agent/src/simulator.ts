@@ -1,0 +1,343 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { LocationPayload } from "@keyway/protocol";
+import type { Agent, AlarmInput } from "./agent.ts";
+
+/** A fixed point in Shanghai (People's Square); reports jitter around it. */
+const HOME = { lat: 31.2304, lng: 121.4737 };
+
+export function simulatedLocation(): LocationPayload {
+  const jitter = () => (Math.random() - 0.5) * 0.002;
+  return {
+    lat: Number((HOME.lat + jitter()).toFixed(6)),
+    lng: Number((HOME.lng + jitter()).toFixed(6)),
+    way: "gps",
+    address: "Shanghai (simulated)",
+  };
+}
+
+export interface SimulatorOptions {
+  agent: Agent;
+  httpPort: number;
+  host?: string;
+  /** Seconds between random alarms; 0 = none. */
+  alarmEvery?: number;
+}
+
+interface Tags {
+  "Tank1.Level": number;
+  "Pump1.Speed": number;
+  "Line.Temperature": number;
+}
+
+interface RecentAlarm {
+  id: string;
+  type: string;
+  variable: string;
+  content: string;
+  time: number;
+}
+
+/**
+ * A simulated HMI: a few tags that drift every second, a small web page on `httpPort` and a
+ * JSON API to raise and clear alarms, which go through the agent's durable queue.
+ */
+export class Simulator {
+  private readonly options: SimulatorOptions;
+  private server: Server | undefined;
+  private tickTimer: NodeJS.Timeout | undefined;
+  private alarmTimer: NodeJS.Timeout | undefined;
+  private tags: Tags = { "Tank1.Level": 62.5, "Pump1.Speed": 1450, "Line.Temperature": 41.2 };
+  private recent: RecentAlarm[] = [];
+
+  constructor(options: SimulatorOptions) {
+    this.options = options;
+  }
+
+  async start(): Promise<number> {
+    this.tickTimer = setInterval(() => this.tick(), 1000);
+    const every = this.options.alarmEvery ?? 0;
+    if (every > 0) this.alarmTimer = setInterval(() => this.randomAlarm(), every * 1000);
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((error) => {
+        send(res, 500, { error: error instanceof Error ? error.message : String(error) });
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.options.httpPort, this.options.host ?? "0.0.0.0", () => resolve());
+    });
+    const address = server.address();
+    return typeof address === "object" && address ? address.port : this.options.httpPort;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.tickTimer);
+    clearInterval(this.alarmTimer);
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  status() {
+    const agent = this.options.agent.status();
+    const queued = new Set(agent.queued.map((a) => a.id));
+    return {
+      code: agent.code,
+      server: agent.server,
+      connection: agent.connection,
+      cloudSwitch: agent.cloudSwitch,
+      tags: this.tags,
+      queued: agent.queued.length,
+      delivered: agent.delivered,
+      lastError: agent.lastError ?? null,
+      alarms: this.recent.map((a) => ({ ...a, delivered: !queued.has(a.id) })),
+    };
+  }
+
+  raise(input: AlarmInput) {
+    const alarm = this.options.agent.raiseAlarm(input);
+    this.recent.unshift({
+      id: alarm.id,
+      type: alarm.type,
+      variable: alarm.variable,
+      content: alarm.content,
+      time: alarm.time,
+    });
+    this.recent = this.recent.slice(0, 10);
+    return alarm;
+  }
+
+  private tick(): void {
+    const walk = (value: number, step: number, min: number, max: number) =>
+      Math.min(max, Math.max(min, value + (Math.random() - 0.5) * step));
+    this.tags = {
+      "Tank1.Level": round(walk(this.tags["Tank1.Level"], 2, 0, 100), 1),
+      "Pump1.Speed": Math.round(walk(this.tags["Pump1.Speed"], 40, 0, 3000)),
+      "Line.Temperature": round(walk(this.tags["Line.Temperature"], 0.6, -20, 120), 1),
+    };
+  }
+
+  private randomAlarm(): void {
+    const picks: AlarmInput[] = [
+      {
+        type: "raise",
+        variable: "Tank1.Level",
+        level: 3,
+        content: `Tank1 level high: ${this.tags["Tank1.Level"]}%`,
+      },
+      {
+        type: "raise",
+        variable: "Pump1.Speed",
+        level: 2,
+        content: `Pump1 speed out of range: ${this.tags["Pump1.Speed"]} rpm`,
+      },
+      {
+        type: "raise",
+        variable: "Line.Temperature",
+        level: 4,
+        content: `Line temperature high: ${this.tags["Line.Temperature"]} °C`,
+      },
+    ];
+    this.raise(picks[Math.floor(Math.random() * picks.length)]);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const route = `${req.method} ${url.pathname}`;
+    if (route === "GET /" || route === "GET /index.html") {
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+      });
+      res.end(page(this.options.agent.options.code));
+      return;
+    }
+    if (route === "GET /api/status") return send(res, 200, this.status());
+    if (route === "POST /api/alarms" || route === "POST /api/alarms/clear") {
+      const body = await readJson(req);
+      if (body === undefined) return send(res, 400, { error: "body must be a JSON object" });
+      const input = alarmInput(body);
+      if (typeof input === "string") return send(res, 400, { error: input });
+      const clear = route === "POST /api/alarms/clear";
+      const last = this.recent.find((a) => a.type === "raise");
+      const alarm = this.raise(
+        clear
+          ? {
+              type: "clear",
+              variable: input.variable ?? last?.variable ?? "",
+              level: input.level ?? 0,
+              content: input.content ?? (last ? `Cleared: ${last.content}` : "Alarm cleared"),
+            }
+          : {
+              type: "raise",
+              variable: input.variable ?? "",
+              level: input.level ?? 1,
+              content: input.content ?? "Alarm raised from the simulated HMI",
+            },
+      );
+      return send(res, 201, { id: alarm.id, queued: this.options.agent.status().queued.length });
+    }
+    send(res, 404, { error: "not found" });
+  }
+}
+
+function alarmInput(body: Record<string, unknown>): Partial<AlarmInput> | string {
+  const { content, variable, level } = body;
+  if (content !== undefined && (typeof content !== "string" || content.length > 500)) {
+    return "content must be a string of at most 500 characters";
+  }
+  if (variable !== undefined && (typeof variable !== "string" || variable.length > 64)) {
+    return "variable must be a string of at most 64 characters";
+  }
+  if (
+    level !== undefined &&
+    (typeof level !== "number" || !Number.isInteger(level) || level < 0 || level > 9)
+  ) {
+    return "level must be an integer from 0 to 9";
+  }
+  return {
+    content: content || undefined,
+    variable: variable || undefined,
+    level: level as number | undefined,
+  };
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 64 * 1024) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8").trim();
+  if (!text) return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+function page(code: string): string {
+  const title = `Simulated HMI ${escapeHtml(code)}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 0; background: #1f2a36; color: #e8eef4; }
+  header { padding: 14px 20px; background: #142030; display: flex; align-items: center; gap: 16px; }
+  h1 { font-size: 20px; margin: 0; flex: 1; }
+  .pill { padding: 4px 10px; border-radius: 12px; font-size: 13px; font-weight: 600; }
+  .online { background: #2e7d32; } .connecting { background: #b28704; }
+  .offline, .stopped { background: #b71c1c; } .open { background: #1565c0; } .closed { background: #555; }
+  main { padding: 20px; display: grid; gap: 16px; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); }
+  section { background: #2a3a4b; border-radius: 8px; padding: 16px; }
+  h2 { font-size: 14px; text-transform: uppercase; letter-spacing: .05em; color: #9fb3c8; margin: 0 0 12px; }
+  .tag { display: flex; justify-content: space-between; padding: 6px 0; border-bottom: 1px solid #3a4b5d; }
+  .tag b { font-variant-numeric: tabular-nums; font-size: 18px; }
+  input { width: 100%; box-sizing: border-box; padding: 8px; border-radius: 4px; border: 1px solid #50657a; background: #1f2a36; color: inherit; }
+  button { margin-top: 10px; padding: 8px 14px; border: 0; border-radius: 4px; color: #fff; cursor: pointer; font-weight: 600; }
+  #raise { background: #c62828; } #clear { background: #2e7d32; }
+  ul { list-style: none; padding: 0; margin: 0; font-size: 13px; }
+  li { padding: 4px 0; border-bottom: 1px solid #3a4b5d; }
+  .muted { color: #9fb3c8; font-size: 12px; }
+</style>
+</head>
+<body>
+<header>
+  <h1>${title}</h1>
+  <span>Cloud <span id="conn" class="pill connecting" data-testid="hmi-state">connecting</span></span>
+  <span>Cloud switch <span id="switch" class="pill open" data-testid="hmi-switch">open</span></span>
+</header>
+<main>
+  <section>
+    <h2>Tags</h2>
+    <div class="tag"><span>Tank1.Level (%)</span><b id="t-level" data-testid="tag-Tank1.Level">-</b></div>
+    <div class="tag"><span>Pump1.Speed (rpm)</span><b id="t-speed" data-testid="tag-Pump1.Speed">-</b></div>
+    <div class="tag"><span>Line.Temperature (°C)</span><b id="t-temp" data-testid="tag-Line.Temperature">-</b></div>
+  </section>
+  <section>
+    <h2>Alarms</h2>
+    <input id="text" data-testid="hmi-alarm-text" placeholder="Alarm text" maxlength="500">
+    <button id="raise" data-testid="hmi-raise">Raise alarm</button>
+    <button id="clear" data-testid="hmi-clear">Clear alarm</button>
+    <p class="muted">Queued: <span id="queued" data-testid="hmi-queued">0</span> ·
+      Delivered: <span id="delivered">0</span></p>
+    <ul id="alarms" data-testid="hmi-alarms"></ul>
+  </section>
+  <section>
+    <h2>Device</h2>
+    <div class="muted">Machine code</div><div id="code"></div>
+    <div class="muted" style="margin-top:8px">Server</div><div id="server"></div>
+    <div class="muted" style="margin-top:8px">Last error</div><div id="error">-</div>
+  </section>
+</main>
+<script>
+  const $ = (id) => document.getElementById(id);
+  function setPill(el, text, cls) { el.textContent = text; el.className = "pill " + cls; }
+  async function refresh() {
+    try {
+      const s = await (await fetch("/api/status", { cache: "no-store" })).json();
+      setPill($("conn"), s.connection, s.connection);
+      setPill($("switch"), s.cloudSwitch ? "open" : "closed", s.cloudSwitch ? "open" : "closed");
+      $("t-level").textContent = s.tags["Tank1.Level"].toFixed(1);
+      $("t-speed").textContent = s.tags["Pump1.Speed"];
+      $("t-temp").textContent = s.tags["Line.Temperature"].toFixed(1);
+      $("queued").textContent = s.queued;
+      $("delivered").textContent = s.delivered;
+      $("code").textContent = s.code;
+      $("server").textContent = s.server;
+      $("error").textContent = s.lastError || "-";
+      const list = $("alarms");
+      list.replaceChildren(...s.alarms.map((a) => {
+        const li = document.createElement("li");
+        li.textContent = new Date(a.time).toLocaleTimeString() + " " + a.type + " " +
+          (a.variable ? "[" + a.variable + "] " : "") + a.content + (a.delivered ? " ✓" : " (queued)");
+        return li;
+      }));
+    } catch {
+      setPill($("conn"), "agent unreachable", "offline");
+    }
+  }
+  async function post(path) {
+    const content = $("text").value.trim();
+    await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify(content ? { content } : {}) });
+    $("text").value = "";
+    refresh();
+  }
+  $("raise").onclick = () => post("/api/alarms");
+  $("clear").onclick = () => post("/api/alarms/clear");
+  refresh();
+  setInterval(refresh, 1000);
+</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,201 @@
+import { timingSafeEqual } from "node:crypto";
+import {
+  type AlarmPayload,
+  alarmPayload,
+  type DeviceTopic,
+  decodePayload,
+  deviceTopic,
+  locationPayload,
+  parseDeviceTopic,
+  statePayload,
+  UPLINK_TOPICS,
+} from "@keyway/protocol";
+import { and, eq, isNotNull, lt, ne } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../../db/client.ts";
+import type { Clock } from "../../infra/clock.ts";
+import { hashToken } from "../../infra/crypto.ts";
+import { type Alarm, alarms } from "../alarms/schema.ts";
+import { devices } from "../devices/schema.ts";
+
+export interface DeviceIdentity {
+  id: number;
+  code: string;
+}
+
+export type DeviceIngest = ReturnType<typeof createDeviceIngest>;
+
+/**
+ * What the cloud does with devices, whichever broker carries them: who may log in, which
+ * topics each may use, and what an uplink message changes. Alarms are stored once per
+ * (device, alarm id) and the promise resolves only after the row is written.
+ */
+export function createDeviceIngest(deps: {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  onAlarm?: (alarm: Alarm) => void;
+  offlineAlarmMinutes?: number;
+}) {
+  const { db, clock, log } = deps;
+  const offlineAlarmMs = (deps.offlineAlarmMinutes ?? 15) * 60_000;
+
+  async function identify(code: string): Promise<DeviceIdentity | null> {
+    const [device] = await db
+      .select({ id: devices.id, code: devices.code })
+      .from(devices)
+      .where(eq(devices.code, code.trim().toUpperCase()))
+      .limit(1);
+    return device ?? null;
+  }
+
+  async function authenticate(code: string | undefined, secret: string | undefined) {
+    if (!code || !secret) return null;
+    const [device] = await db
+      .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
+      .from(devices)
+      .where(eq(devices.code, code.trim().toUpperCase()))
+      .limit(1);
+    const given = Buffer.from(hashToken(secret));
+    if (!device || !timingSafeEqual(given, Buffer.from(device.secretHash))) return null;
+    return { id: device.id, code: device.code };
+  }
+
+  function mayPublish(device: DeviceIdentity, topic: string): DeviceTopic | null {
+    const parsed = parseDeviceTopic(topic);
+    if (!parsed || parsed.machineCode !== device.code || !UPLINK_TOPICS.includes(parsed.topic))
+      return null;
+    return parsed.topic;
+  }
+
+  function maySubscribe(device: DeviceIdentity, topic: string): boolean {
+    return topic === deviceTopic(device.code, "cmd");
+  }
+
+  async function setOnline(device: DeviceIdentity, online: boolean) {
+    await db
+      .update(devices)
+      .set({ online, lastSeenAt: clock.now() })
+      .where(eq(devices.id, device.id));
+  }
+
+  async function storeAlarm(device: DeviceIdentity, alarm: AlarmPayload): Promise<boolean> {
+    const [row] = await db
+      .insert(alarms)
+      .values({
+        deviceId: device.id,
+        uid: alarm.id,
+        type: alarm.type,
+        variable: alarm.variable,
+        level: alarm.level,
+        content: alarm.content,
+        time: new Date(alarm.time),
+        timeZone: alarm.timeZone,
+        createdAt: clock.now(),
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (row) deps.onAlarm?.(row);
+    return Boolean(row);
+  }
+
+  /**
+   * One uplink message. `trustState`: with an external broker the retained state and the
+   * last will are the only news of (dis)connection, so `state` decides online.
+   */
+  async function handleUplink(
+    device: DeviceIdentity,
+    topic: DeviceTopic,
+    payload: Buffer,
+    opts: { trustState?: boolean } = {},
+  ) {
+    const now = clock.now();
+    if (topic === "alarm") {
+      const alarm = decodePayload(alarmPayload, payload);
+      // Acknowledged and dropped: a malformed alarm would otherwise be retried forever.
+      if (!alarm) return log.warn({ device: device.code }, "malformed alarm dropped");
+      await storeAlarm(device, alarm);
+    } else if (topic === "state") {
+      const state = decodePayload(statePayload, payload);
+      if (!state) return;
+      await db
+        .update(devices)
+        .set({
+          lastSeenAt: now,
+          ...(opts.trustState && { online: state.state === "online" }),
+          ...(state.model !== undefined && { model: state.model }),
+          ...(state.version !== undefined && { version: state.version }),
+          ...(state.ip !== undefined && { ip: state.ip }),
+          ...(state.iccid !== undefined && { iccid: state.iccid }),
+        })
+        .where(eq(devices.id, device.id));
+    } else if (topic === "location") {
+      const location = decodePayload(locationPayload, payload);
+      if (!location) return;
+      // A manually placed device keeps its place.
+      await db
+        .update(devices)
+        .set({
+          lat: location.lat,
+          lng: location.lng,
+          address: location.address ?? "",
+          locationWay: location.way,
+          lastSeenAt: now,
+        })
+        .where(and(eq(devices.id, device.id), ne(devices.locationWay, "manual")));
+    } else {
+      await db.update(devices).set({ lastSeenAt: now }).where(eq(devices.id, device.id));
+    }
+  }
+
+  /**
+   * Raises one offline alarm for each device silent for longer than the offline-alarm time
+   * (its uid is tied to the last-seen time, so a repeated sweep adds none).
+   */
+  async function sweepOffline(isConnected: (deviceId: number) => boolean): Promise<number> {
+    const cutoff = new Date(clock.now().getTime() - offlineAlarmMs);
+    const silent = await db
+      .select({ id: devices.id, code: devices.code, lastSeenAt: devices.lastSeenAt })
+      .from(devices)
+      .where(
+        and(
+          eq(devices.online, false),
+          isNotNull(devices.lastSeenAt),
+          lt(devices.lastSeenAt, cutoff),
+        ),
+      );
+    const minutes = Math.round(offlineAlarmMs / 60_000);
+    let raised = 0;
+    for (const device of silent) {
+      if (isConnected(device.id)) continue;
+      const lastSeen = device.lastSeenAt as Date;
+      const stored = await storeAlarm(device, {
+        id: `offline-${lastSeen.getTime()}`,
+        type: "offline",
+        variable: "",
+        level: 2,
+        content: `Device offline for more than ${minutes} minutes (last seen ${lastSeen.toISOString()})`,
+        time: lastSeen.getTime() + offlineAlarmMs,
+        timeZone: "UTC",
+      });
+      if (stored) raised++;
+    }
+    return raised;
+  }
+
+  /** No connection survives a restart: devices start offline. */
+  async function resetOnline() {
+    await db.update(devices).set({ online: false }).where(eq(devices.online, true));
+  }
+
+  return {
+    identify,
+    authenticate,
+    mayPublish,
+    maySubscribe,
+    setOnline,
+    handleUplink,
+    sweepOffline,
+    resetOnline,
+  };
+}
