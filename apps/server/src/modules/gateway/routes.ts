@@ -1,10 +1,65 @@
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { createWebSocketStream } from "ws";
+import { z } from "zod";
 import type { Gateway } from "./service.ts";
 
-/** MQTT over WebSocket on the HTTP port, for devices behind proxies that only pass HTTPS. */
+/** The broker hooks are hit for every device connection: generous, but bounded. */
+const HOOK_LIMIT = { rateLimit: { max: 600, timeWindow: "1 minute" } };
+
+const authBody = z.object({
+  username: z.string().max(64).optional(),
+  password: z.string().max(200).optional(),
+  clientid: z.string().max(128).optional(),
+});
+const aclBody = z.object({
+  username: z.string().max(64),
+  topic: z.string().max(256),
+  action: z.enum(["publish", "subscribe"]),
+});
+
+/**
+ * MQTT over WebSocket on the HTTP port (embedded broker), and the HTTP hooks an external
+ * broker (EMQX "HTTP authentication / authorization") calls to check devices. The hooks
+ * answer EMQX's format: `{ "result": "allow" | "deny" }`.
+ */
 export function gatewayRoutes(app: FastifyInstance, deps: { gateway: Gateway }) {
+  const { gateway } = deps;
   app.get("/mqtt", { websocket: true, schema: { hide: true } }, (socket) => {
-    deps.gateway.handleStream(createWebSocketStream(socket));
+    gateway.handleStream(createWebSocketStream(socket));
   });
+
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ["broker hooks"];
+  r.post(
+    "/api/internal/v1/mqtt/auth",
+    {
+      schema: { tags, summary: "Broker hook: may this device connect?", body: authBody },
+      config: HOOK_LIMIT,
+    },
+    async (request) => {
+      const device = await gateway.ingest.authenticate(
+        request.body.username,
+        request.body.password,
+      );
+      return { result: device ? "allow" : "deny", is_superuser: false };
+    },
+  );
+  r.post(
+    "/api/internal/v1/mqtt/acl",
+    {
+      schema: { tags, summary: "Broker hook: may this device use this topic?", body: aclBody },
+      config: HOOK_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      const device = await gateway.ingest.identify(b.username);
+      const allowed =
+        device !== null &&
+        (b.action === "publish"
+          ? gateway.ingest.mayPublish(device, b.topic) !== null
+          : gateway.ingest.maySubscribe(device, b.topic));
+      return { result: allowed ? "allow" : "deny" };
+    },
+  );
 }

@@ -204,25 +204,19 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
         clientId: `keyway-server-${hostname()}`.slice(0, 64),
         clean: false,
         reconnectPeriod: 2000,
-        // QoS 1/2: PUBACK only after the message was handled (stored); on failure no PUBACK.
-        customHandleAcks: (topic, message, _packet, done) => {
-          onMessage(topic, message).then(
-            () => done(0),
-            (error) => {
-              log.error({ err: error, topic }, "uplink failed");
-              done(error as Error);
-            },
-          );
-        },
       });
-      // QoS 0 messages do not pass through customHandleAcks.
-      client.on("message", (topic, message, packet) => {
-        if (packet.qos === 0) {
-          onMessage(topic, message).catch((error) =>
-            log.error({ err: error, topic }, "uplink failed"),
-          );
-        }
-      });
+      // mqtt.js sends PUBACK only after handleMessage calls back: store first, then ack;
+      // on failure no PUBACK, so the broker redelivers the message to this session.
+      client.handleMessage = (packet, callback) => {
+        if (packet.cmd !== "publish") return callback();
+        onMessage(packet.topic, packet.payload as Buffer).then(
+          () => callback(),
+          (error) => {
+            log.error({ err: error, topic: packet.topic }, "uplink failed");
+            callback(error as Error);
+          },
+        );
+      };
       await new Promise<void>((resolve, reject) => {
         client!.once("connect", () => resolve());
         client!.once("error", reject);

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { deviceTopic } from "@keyway/protocol";
+import type { ProvisionedDevice } from "@keyway/shared";
+import { eq } from "drizzle-orm";
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../seed.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+import { alarms } from "../alarms/schema.ts";
+import { devices } from "../devices/schema.ts";
+
+/**
+ * External-broker mode against a real Mosquitto (Debian's `mosquitto`): the server is a
+ * client of the broker; devices talk to the broker. Also the HTTP hooks an EMQX-style
+ * broker calls to authenticate and authorize devices.
+ */
+const MOSQUITTO = "/usr/sbin/mosquitto";
+let broker: ChildProcess;
+let brokerPort: number;
+let h: Harness;
+let device: ProvisionedDevice;
+const clients: MqttClient[] = [];
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  if (!existsSync(MOSQUITTO)) throw new Error(`${MOSQUITTO} is missing: apt-get install mosquitto`);
+  brokerPort = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), "kw-mosquitto-"));
+  const conf = path.join(dir, "mosquitto.conf");
+  writeFileSync(
+    conf,
+    `listener ${brokerPort} 127.0.0.1\nallow_anonymous true\npersistence false\n`,
+  );
+  broker = spawn(MOSQUITTO, ["-c", conf], { stdio: "ignore" });
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const probe = mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, {
+        reconnectPeriod: 0,
+        connectTimeout: 500,
+      });
+      probe.once("connect", () => probe.end(true, () => resolve(true)));
+      probe.once("error", () => resolve(false));
+      probe.once("close", () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  h = await createHarness({ config: { MQTT_URL: `mqtt://127.0.0.1:${brokerPort}` } });
+  await seedDemo(h.app.services.accounts);
+  const operator = await h.login("operator@keyway.local", "operator123");
+  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
+    form: { count: 1 },
+    token: operator,
+  });
+  device = res.body.hwdata.list[0];
+});
+afterAll(async () => {
+  for (const c of clients) c.end(true);
+  await h?.close();
+  broker?.kill();
+});
+
+const row = async () =>
+  (await h.db.select().from(devices).where(eq(devices.code, device.machineCode)))[0];
+const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("external broker (Mosquitto)", () => {
+  it("follows a device's state and last will, and stores its alarms once", async () => {
+    expect(h.app.services.gateway.external).toBe(true);
+    const stateTopic = deviceTopic(device.machineCode, "state");
+    const client = mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, {
+      clientId: device.machineCode,
+      reconnectPeriod: 0,
+      will: {
+        topic: stateTopic,
+        payload: Buffer.from('{"state":"offline"}'),
+        qos: 1,
+        retain: true,
+      },
+    });
+    clients.push(client);
+    await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+    await client.publishAsync(stateTopic, JSON.stringify({ state: "online", version: "3.0" }), {
+      qos: 1,
+      retain: true,
+    });
+    await until(async () => (await row()).online);
+    expect((await row()).version).toBe("3.0");
+
+    const alarm = { id: "ext-1", type: "high", content: "Boiler pressure high", time: Date.now() };
+    await client.publishAsync(deviceTopic(device.machineCode, "alarm"), JSON.stringify(alarm), {
+      qos: 1,
+    });
+    await client.publishAsync(deviceTopic(device.machineCode, "alarm"), JSON.stringify(alarm), {
+      qos: 1,
+    });
+    const deviceId = (await row()).id;
+    await until(
+      async () =>
+        (await h.db.select().from(alarms).where(eq(alarms.deviceId, deviceId))).length > 0,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, deviceId))).toHaveLength(1);
+
+    client.stream.destroy(); // the broker publishes the last will
+    await until(async () => !(await row()).online);
+  });
+
+  it("sends cloud commands through the broker", async () => {
+    const client = mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 });
+    clients.push(client);
+    await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+    await client.subscribeAsync(deviceTopic(device.machineCode, "cmd"), { qos: 1 });
+    const received = new Promise<string>((resolve) =>
+      client.on("message", (_t, p) => resolve(p.toString())),
+    );
+    await h.app.services.gateway.sendCommand(device.machineCode, { type: "locationRefresh" });
+    expect(JSON.parse(await received)).toEqual({ type: "locationRefresh" });
+  });
+
+  it("answers the broker's auth and ACL hooks", async () => {
+    const auth = (username: string, password: string) =>
+      h.app.inject({
+        method: "POST",
+        url: "/api/internal/v1/mqtt/auth",
+        payload: { username, password, clientid: "x" },
+      });
+    expect((await auth(device.machineCode, device.deviceSecret)).json()).toMatchObject({
+      result: "allow",
+    });
+    expect((await auth(device.machineCode, "guess")).json()).toMatchObject({ result: "deny" });
+    expect((await auth("KW-00000-00000", device.deviceSecret)).json()).toMatchObject({
+      result: "deny",
+    });
+    const acl = (topic: string, action: string) =>
+      h.app.inject({
+        method: "POST",
+        url: "/api/internal/v1/mqtt/acl",
+        payload: { username: device.machineCode, topic, action },
+      });
+    expect((await acl(deviceTopic(device.machineCode, "alarm"), "publish")).json()).toEqual({
+      result: "allow",
+    });
+    expect((await acl(deviceTopic(device.machineCode, "cmd"), "publish")).json()).toEqual({
+      result: "deny",
+    });
+    expect((await acl(deviceTopic("KW-OTHER-00001", "alarm"), "publish")).json()).toEqual({
+      result: "deny",
+    });
+    expect((await acl(deviceTopic(device.machineCode, "cmd"), "subscribe")).json()).toEqual({
+      result: "allow",
+    });
+    expect((await acl("kw/v1/+/cmd", "subscribe")).json()).toEqual({ result: "deny" });
+  });
+});
