@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
-import { DEMO_ACCOUNTS, seedDemo } from "./seed.ts";
+import { systemClock } from "./infra/clock.ts";
+import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "./seed.ts";
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -45,6 +47,22 @@ async function main() {
 
   await app.listen({ port: config.PORT, host: config.HOST });
   const mqttPort = await app.services.gateway.listenTcp(config.MQTT_PORT, config.HOST);
+  if (config.DEMO) {
+    const demo = await seedDemoDevice({
+      db: database.db,
+      clock: systemClock,
+      accounts: app.services.accounts,
+      devices: app.services.devices,
+      dataDir: config.DATA_DIR,
+    });
+    // scripts/start.mjs reads this to run the simulated HMI as the demo device.
+    const server = config.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`;
+    writeFileSync(
+      path.join(config.DATA_DIR, "demo-agent.json"),
+      JSON.stringify({ server, machineCode: demo.machineCode, deviceSecret: demo.deviceSecret }),
+      { mode: 0o600 },
+    );
+  }
   const url = config.PUBLIC_URL;
   const lines = [
     "",

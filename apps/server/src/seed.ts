@@ -1,4 +1,11 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "./db/client.ts";
+import type { Clock } from "./infra/clock.ts";
 import type { AccountService } from "./modules/accounts/service.ts";
+import { deviceLinks, devices } from "./modules/devices/schema.ts";
+import type { DeviceService } from "./modules/devices/service.ts";
 
 /** The demo accounts of the embedded set-up (printed at start; see README). */
 export const DEMO_ACCOUNTS = {
@@ -18,4 +25,61 @@ export async function seedDemo(accounts: AccountService): Promise<void> {
       role: role === "operator" ? "operator" : "user",
     });
   }
+}
+
+export interface DemoDevice {
+  machineCode: string;
+  deviceSecret: string;
+  devicePassword: string;
+}
+
+/**
+ * The demo device: provisioned once, added to the demo user as Akey, its credentials kept
+ * in DATA_DIR/demo-device.json so that `npm start` can run a simulated HMI as that device.
+ */
+export async function seedDemoDevice(deps: {
+  db: Db;
+  clock: Clock;
+  accounts: AccountService;
+  devices: DeviceService;
+  dataDir: string;
+}): Promise<DemoDevice> {
+  const file = path.join(deps.dataDir, "demo-device.json");
+  let demo: DemoDevice | undefined;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as DemoDevice;
+    const [known] = await deps.db
+      .select({ id: devices.id })
+      .from(devices)
+      .where(eq(devices.code, saved.machineCode));
+    if (known) demo = saved;
+  }
+  if (!demo) {
+    const [issued] = await deps.devices.provision(1, "MT8071iE");
+    demo = {
+      machineCode: issued.machineCode,
+      deviceSecret: issued.deviceSecret,
+      devicePassword: issued.devicePassword,
+    };
+    writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  }
+  const user = await deps.accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.user.email });
+  const [device] = await deps.db.select().from(devices).where(eq(devices.code, demo.machineCode));
+  if (user && device) {
+    const [linked] = await deps.db
+      .select({ id: deviceLinks.id })
+      .from(deviceLinks)
+      .where(and(eq(deviceLinks.deviceId, device.id), eq(deviceLinks.role, "akey")));
+    if (!linked) {
+      await deps.db.insert(deviceLinks).values({
+        deviceId: device.id,
+        userId: user.id,
+        role: "akey",
+        name: "Demo HMI",
+        remark: "Simulated by keyway-agent",
+        createdAt: deps.clock.now(),
+      });
+    }
+  }
+  return demo;
 }
