@@ -46,6 +46,7 @@ export async function startPlatform() {
   const browser = await launchChromium();
   return {
     app,
+    db: database.db,
     smtp,
     browser,
     port,

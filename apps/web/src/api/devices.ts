@@ -1,4 +1,6 @@
 import type {
+  AlarmEntry,
+  AUTO_LOCATION_WAYS,
   DeviceGroup,
   DeviceRole,
   DeviceRoleInfo,
@@ -8,15 +10,38 @@ import type {
   ListResult,
   Machine,
   MachineIconMap,
+  MachineLocation,
+  MachineStateEntry,
   MachineTypeIcon,
   machineAddBody,
   machineUpdateBody,
+  manualLocationBody,
 } from "@keyway/shared";
+import { PAGE_SIZE } from "@keyway/shared";
 import type { z } from "zod";
 import { api } from "./client.ts";
 import { ApiError } from "./errors.ts";
 
-export type { DeviceGroup, DeviceRole, DeviceRoleInfo, Machine, MachineIconMap, MachineTypeIcon };
+export type {
+  AlarmEntry,
+  DeviceGroup,
+  DeviceRole,
+  DeviceRoleInfo,
+  Machine,
+  MachineIconMap,
+  MachineLocation,
+  MachineStateEntry,
+  MachineTypeIcon,
+};
+
+export type AutoLocationWay = (typeof AUTO_LOCATION_WAYS)[number];
+export type ManualLocationPayload = z.output<typeof manualLocationBody>;
+
+/** The cloud switch as the server answers it (1 open, 0 closed). */
+export interface CloudSwitchState {
+  machine_id: number;
+  cloud_service: 0 | 1;
+}
 
 export interface MachineSelectQuery {
   groupId?: number;
@@ -66,4 +91,27 @@ export const devicesApi = {
       groupId: body.groupId,
       deviceIds: body.deviceIds.join(","),
     }),
+
+  // ---- State, alarms, location and the cloud switch (SPEC §2 device detail) ----
+
+  /** Online state of the caller's devices: all of them, or those of `machineIds`. */
+  states: (machineIds?: readonly number[]) =>
+    api.post<ListResult<MachineStateEntry>>("/machine/machineStates", {
+      machineIds: machineIds ? machineIds.join(",") : undefined,
+    }),
+  /** A device's alarms, newest first (SPEC §9: page size 6). */
+  alarms: (deviceCode: string, page: number, pageSize: number = PAGE_SIZE.alarms) =>
+    api.get<ListResult<AlarmEntry>>("/v1/devices/alarms", { deviceCode, page, pageSize }),
+  /** Reads the cloud switch (no state) or turns it (Akey only). */
+  cloudSwitch: (machineId: number, state?: 0 | 1) =>
+    api.post<CloudSwitchState>("/machine/machineCloudSwitchState", { machineId, state }),
+  location: (machineId: number) =>
+    api.post<MachineLocation>("/machine/machineLocationWay", { machineId }),
+  setAutoLocationWay: (machineId: number, way: AutoLocationWay) =>
+    api.post<MachineLocation>("/machine/machineAutoLocationWay", { machineId, way }),
+  setManualLocation: (body: ManualLocationPayload) =>
+    api.post<MachineLocation>("/machine/machineManualLocation", { ...body }),
+  /** Asks the device for a fresh fix (SPEC §9: 5 a day). */
+  refreshLocation: (machineId: number) =>
+    api.post<MachineLocation>("/machine/machineAutoLocationAddress", { machineId }),
 };

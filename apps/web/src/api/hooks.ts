@@ -1,6 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { hasToken } from "../lib/session.ts";
+import { toStateMap } from "../pages/devices/machine.ts";
 import { useAppStore } from "../store/app.ts";
 import { devicesApi } from "./devices.ts";
 import { enterprisesApi } from "./enterprises.ts";
@@ -58,6 +59,34 @@ export function useMachineIcons() {
     queryKey: queryKeys.icons,
     queryFn: devicesApi.icons,
     staleTime: Number.POSITIVE_INFINITY,
+    meta: { silent: true },
+  });
+}
+
+/** SPEC §2 live online state: how often the lists and the detail poll machineStates. */
+export const STATE_POLL_MS = 10_000;
+
+/**
+ * The online state of the caller's devices (POST /machine/machineStates, all of them or
+ * `machineIds`), polled every 10 s while the tab is visible (react-query pauses intervals of a
+ * hidden document) and once more when it comes back. Silent: a failed poll keeps the last
+ * states. `data` is a Map by machine id.
+ */
+export function useLiveStates(options: {
+  queryKey: QueryKey;
+  machineIds?: readonly number[];
+  enabled?: boolean;
+}) {
+  const { queryKey, machineIds, enabled = true } = options;
+  return useQuery({
+    queryKey,
+    queryFn: () => devicesApi.states(machineIds),
+    enabled,
+    select: toStateMap,
+    staleTime: STATE_POLL_MS / 2,
+    refetchInterval: STATE_POLL_MS,
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
     meta: { silent: true },
   });
 }

@@ -15,6 +15,10 @@ export const queryKeys = {
   deviceDetail: (id: number) => ["devices", "detail", id] as const,
   deviceRole: (id: number) => ["devices", "role", id] as const,
   groups: ["devices", "groups"] as const,
+  /** Online state of all the caller's devices (polled by the list and the detail). */
+  deviceStates: ["devices", "states"] as const,
+  deviceAlarms: (code: string, page: number) => ["devices", "alarms", code, page] as const,
+  deviceLocation: (id: number) => ["devices", "location", id] as const,
   icons: ["icons"] as const,
 
   userEnterprises: ["enterprises", "mine"] as const,
@@ -22,6 +26,8 @@ export const queryKeys = {
   enterpriseDevices: (query: EnterpriseDeviceQuery) =>
     ["enterprise", query.eid, "devices", query] as const,
   enterpriseGroups: (eid: number) => ["enterprise", eid, "groups"] as const,
+  enterpriseStates: (query: EnterpriseDeviceQuery) =>
+    ["enterprise", query.eid, "states", query] as const,
   enterpriseMachine: (eid: number, machineId: number) =>
     ["enterprise", eid, "machine", machineId] as const,
   enterprisePersonnel: (eid: number, machineId: number, kind: "member" | "maintenance") =>

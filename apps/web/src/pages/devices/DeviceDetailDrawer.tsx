@@ -1,20 +1,29 @@
-import { ClockCircleOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { Button, Drawer, Flex, Skeleton } from "antd";
+import { Button, Drawer, Flex, Skeleton, Tabs, Typography } from "antd";
+import { useState } from "react";
 import { devicesApi } from "../../api/devices.ts";
+import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
+import { CloudSwitch } from "./CloudSwitch.tsx";
+import { DeviceAlarms } from "./DeviceAlarms.tsx";
+import { DeviceLocation } from "./DeviceLocation.tsx";
 import {
   DetailRetryAlert,
   MachineDescriptions,
   MachineDrawerTitle,
 } from "./MachineDescriptions.tsx";
-import { IdentityTag } from "./MachineParts.tsx";
+import { IdentityTag, LastSeen, StateBadge } from "./MachineParts.tsx";
+import { withLiveState } from "./machine.ts";
+
+type DetailTab = "info" | "alarms" | "location";
 
 /**
- * Device detail (GET /device/v1/detail + /device/v1/user/role/info). The list row is shown
- * at once; the fresh detail replaces it when it arrives.
+ * Device detail (SPEC §2 "device detail with alarms, location and cloud switch"): live state
+ * with "last seen" and the cloud switch on top, then the tabs Info (GET /device/v1/detail +
+ * /device/v1/user/role/info), Alarms and Location. The list row is shown at once; the fresh
+ * detail replaces it when it arrives.
  */
 export function DeviceDetailDrawer(props: {
   machine: Machine | null;
@@ -24,6 +33,7 @@ export function DeviceDetailDrawer(props: {
   const { t } = useLang();
   const id = props.machine?.machine_id ?? 0;
   const open = props.machine !== null;
+  const [tab, setTab] = useState<DetailTab>("info");
   const detail = useQuery({
     queryKey: queryKeys.deviceDetail(id),
     queryFn: () => devicesApi.detail(id),
@@ -36,13 +46,23 @@ export function DeviceDetailDrawer(props: {
     enabled: open && id > 0,
     meta: { silent: true },
   });
-  const machine = detail.data ?? props.machine;
+  // The same polled query as the list (shared cache): state and last_seen.
+  const states = useLiveStates({ queryKey: queryKeys.deviceStates, enabled: open && id > 0 });
+  const live = states.data?.get(id);
+  const fresh = detail.data ?? props.machine;
+  const machine = fresh && withLiveState(fresh, states.data);
+  const identity = role.data?.role ?? machine?.role;
+  const isAkey = identity === "akey";
+  const canWrite = identity === "akey" || identity === "bkey";
 
   return (
     <Drawer
       open={open}
       onClose={props.onClose}
-      size={520}
+      afterOpenChange={(visible) => {
+        if (!visible) setTab("info");
+      }}
+      size={600}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
@@ -56,33 +76,70 @@ export function DeviceDetailDrawer(props: {
       data-testid="device-detail-drawer"
     >
       {machine && (
-        <Flex vertical gap={16}>
+        <Flex vertical gap={12}>
           {detail.isError && (
             <DetailRetryAlert message={detail.error.message} onRetry={() => detail.refetch()} />
           )}
-          <MachineDescriptions
-            machine={machine}
-            personal
-            identity={
-              role.isPending ? (
-                <Skeleton.Input size="small" active />
-              ) : role.data ? (
-                <span data-testid="device-detail-identity">
-                  <IdentityTag identity={role.data.role} />
-                </span>
+          <Flex
+            wrap
+            gap={12}
+            align="center"
+            justify="space-between"
+            className="kw-detail-status"
+            data-testid="device-detail-status"
+          >
+            <Flex gap={12} align="center" wrap>
+              <StateBadge machine={machine} testId="device-state-badge" />
+              <LastSeen value={live?.last_seen} />
+            </Flex>
+            <Flex gap={8} align="center">
+              <Typography.Text type="secondary">{t("device.cloud.label")}</Typography.Text>
+              {detail.isPending && !detail.data ? (
+                <Skeleton.Button size="small" active />
               ) : (
-                "-"
-              )
-            }
+                <CloudSwitch machine={machine} isAkey={isAkey} />
+              )}
+            </Flex>
+          </Flex>
+          <Tabs
+            activeKey={tab}
+            onChange={(key) => setTab(key as DetailTab)}
+            items={[
+              {
+                key: "info",
+                label: <span data-testid="device-detail-tab-info">{t("device.tabInfo")}</span>,
+                children: (
+                  <MachineDescriptions
+                    machine={machine}
+                    personal
+                    identity={
+                      role.isPending ? (
+                        <Skeleton.Input size="small" active />
+                      ) : role.data ? (
+                        <span data-testid="device-detail-identity">
+                          <IdentityTag identity={role.data.role} />
+                        </span>
+                      ) : (
+                        "-"
+                      )
+                    }
+                  />
+                ),
+              },
+              {
+                key: "alarms",
+                label: <span data-testid="device-detail-tab-alarms">{t("device.tabAlarms")}</span>,
+                children: <DeviceAlarms machineCode={machine.machine_code} />,
+              },
+              {
+                key: "location",
+                label: (
+                  <span data-testid="device-detail-tab-location">{t("device.tabLocation")}</span>
+                ),
+                children: <DeviceLocation machineId={machine.machine_id} canWrite={canWrite} />,
+              },
+            ]}
           />
-          {/*
-           * Reserved: device state, alarms, location and the cloud switch (SPEC §2 "device
-           * detail with alarms, location and cloud switch") come with their own endpoints.
-           */}
-          <div className="kw-reserved" data-testid="device-detail-reserved">
-            <ClockCircleOutlined />
-            <span>{t("device.detailLater")}</span>
-          </div>
         </Flex>
       )}
     </Drawer>

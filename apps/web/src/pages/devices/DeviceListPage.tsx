@@ -23,7 +23,7 @@ import {
 import { useEffect, useMemo, useState } from "react";
 import { Navigate } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
-import { useGroups } from "../../api/hooks.ts";
+import { useGroups, useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { safeStorage } from "../../lib/storage.ts";
@@ -38,7 +38,7 @@ import { EditDeviceModal } from "./EditDeviceModal.tsx";
 import { GroupsModal } from "./GroupsModal.tsx";
 import { IdentityTag } from "./MachineParts.tsx";
 import { MoveGroupModal } from "./MoveGroupModal.tsx";
-import { toIds } from "./machine.ts";
+import { toIds, withLiveStates } from "./machine.ts";
 import {
   ALL_GROUPS,
   DeviceFilters,
@@ -91,7 +91,12 @@ function PersonalDevices() {
   const groups = useGroups();
   const tableHeight = useViewportHeight(330);
 
-  const list = devices.data?.list ?? [];
+  // SPEC §2 live online state: the badges follow machineStates (every 10 s, tab visible).
+  const states = useLiveStates({ queryKey: queryKeys.deviceStates, enabled: devices.isSuccess });
+  const list = useMemo(
+    () => withLiveStates(devices.data?.list ?? [], states.data),
+    [devices.data, states.data],
+  );
   const filtered = term !== "" || groupId !== undefined;
   const firstLoad = devices.isPending;
   const noDevices = !firstLoad && !devices.isError && list.length === 0 && !filtered;

@@ -1,9 +1,11 @@
 import { DesktopOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
-import { Badge, Tag, Typography } from "antd";
+import { Badge, Tag, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { useMachineIcons } from "../../api/hooks.ts";
 import { useLang } from "../../i18n/index.ts";
+import { formatDateTime, formatRelative } from "../../lib/format.ts";
+import { useNow } from "../../lib/useNow.ts";
 import { type IdentityKey, isOnline, machineIconUrl } from "./machine.ts";
 
 /**
@@ -81,7 +83,13 @@ export function MachineNameCell({ machine }: { machine: Machine }) {
   );
 }
 
-export function StateBadge({ machine }: { machine: Pick<Machine, "online" | "state"> }) {
+export function StateBadge({
+  machine,
+  testId,
+}: {
+  machine: Pick<Machine, "online" | "state">;
+  testId?: string;
+}) {
   const { t } = useLang();
   const online = isOnline(machine);
   return (
@@ -89,7 +97,29 @@ export function StateBadge({ machine }: { machine: Pick<Machine, "online" | "sta
       status={online ? "success" : "default"}
       text={online ? t("device.online") : t("device.offline")}
       data-state={online ? "online" : "offline"}
+      data-testid={testId}
     />
+  );
+}
+
+/** "Last seen 3 minutes ago", the exact time in a tooltip; "never" before the first contact. */
+export function LastSeen({ value }: { value: string | null | undefined }) {
+  const { t } = useLang();
+  const now = useNow();
+  const relative = formatRelative(value, now);
+  if (!relative) {
+    return (
+      <Typography.Text type="secondary" data-testid="device-last-seen" data-value="">
+        {t("device.neverSeen")}
+      </Typography.Text>
+    );
+  }
+  return (
+    <Tooltip title={formatDateTime(value)}>
+      <Typography.Text type="secondary" data-testid="device-last-seen" data-value={value ?? ""}>
+        {t("device.lastSeen", { when: relative })}
+      </Typography.Text>
+    </Tooltip>
   );
 }
 

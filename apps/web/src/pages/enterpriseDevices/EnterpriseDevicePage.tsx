@@ -12,7 +12,7 @@ import {
   type TableProps,
   Typography,
 } from "antd";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import {
   type EnterpriseDeviceQuery,
@@ -20,12 +20,14 @@ import {
   enterprisesApi,
 } from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
+import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { withLiveStates } from "../devices/machine.ts";
 import {
   ALL_GROUPS,
   DeviceFilters,
@@ -114,7 +116,15 @@ function EnterpriseDevices({
     meta: { silent: true },
   });
   const tableHeight = useViewportHeight(330);
-  const list = devices.data?.list ?? [];
+  const rows = devices.data?.list;
+  const ids = useMemo(() => (rows ?? []).map((m) => m.machine_id), [rows]);
+  // SPEC §2 live online state of the listed devices (every 10 s while the tab is visible).
+  const states = useLiveStates({
+    queryKey: queryKeys.enterpriseStates(query),
+    machineIds: ids,
+    enabled: ids.length > 0,
+  });
+  const list = useMemo(() => withLiveStates(rows ?? [], states.data), [rows, states.data]);
   const filtered = term !== "" || groupId !== undefined;
 
   const baseColumns = useMachineColumns({ name: 240, code: 180, state: 90 });

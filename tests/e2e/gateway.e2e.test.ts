@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../apps/server/src/infra/clock.ts";
+import { type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
+import { startPlatform } from "./browser.ts";
+
+/**
+ * Issue 4 in a real browser with a real agent: the demo device (keyway-agent --simulate)
+ * shows online; an alarm raised on the simulated HMI's own page appears in the device's
+ * alarm tab.
+ */
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+let agent: ChildProcess;
+let hmiPort: number;
+let demo: DemoDevice;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  const mqttPort = await platform.app.services.gateway.listenTcp(0, "127.0.0.1");
+  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-gw-"));
+  demo = await seedDemoDevice({
+    db: platform.db,
+    clock: systemClock,
+    accounts: platform.app.services.accounts,
+    devices: platform.app.services.devices,
+    dataDir,
+  });
+  hmiPort = await freePort();
+  const root = path.resolve(import.meta.dirname, "../..");
+  agent = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "apps/agent/src/cli.ts",
+      "run",
+      "--server",
+      `mqtt://127.0.0.1:${mqttPort}`,
+      "--code",
+      demo.machineCode,
+      "--secret",
+      demo.deviceSecret,
+      "--simulate",
+      "--http-port",
+      String(hmiPort),
+      "--data-dir",
+      path.join(dataDir, "agent"),
+    ],
+    { cwd: root, stdio: "ignore" },
+  );
+});
+afterAll(async () => {
+  agent?.kill("SIGKILL");
+  await platform?.close();
+});
+
+const tid = (id: string) => `[data-testid="${id}"]`;
+
+async function logIn(page: Page) {
+  await page.goto(platform.url("/login?language=en"));
+  await page.click(tid("login-tab-email"));
+  await page.fill(tid("login-email"), "demo@keyway.local");
+  await page.fill(tid("login-password"), "demo1234");
+  await page.click(tid("login-submit"));
+  await page.waitForSelector(tid("side-nav"));
+}
+
+describe("a live device in the browser", () => {
+  it("shows the demo device online and its HMI's alarm in the alarm tab", async () => {
+    const page = await (await platform.browser.newContext()).newPage();
+    await logIn(page);
+    await page.goto(platform.url("/index?listType=list&language=en"));
+    const row = page.locator(tid(`device-row-${demo.machineCode}`));
+    await row.waitFor();
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain("Online");
+
+    // Raise an alarm on the simulated HMI's own web page.
+    const hmi = await (await platform.browser.newContext()).newPage();
+    await hmi.goto(`http://127.0.0.1:${hmiPort}/`);
+    await expect
+      .poll(() => hmi.textContent(tid("hmi-state")), { timeout: 10_000 })
+      .toMatch(/online/i);
+    await hmi.fill(tid("hmi-alarm-text"), "Door 3 open");
+    await hmi.click(tid("hmi-raise"));
+
+    const id = await row.getAttribute("data-row-key");
+    await page.click(tid(`device-detail-${id}`));
+    await page.click(tid("device-detail-tab-alarms"));
+    const table = page.locator(tid("device-alarm-table"));
+    await expect
+      .poll(
+        async () => {
+          const text = await table.textContent();
+          if (!text?.includes("Door 3 open")) {
+            // Re-open the tab to fetch again, as a user would.
+            await page.click(tid("device-detail-tab-alarms"));
+          }
+          return text;
+        },
+        { timeout: 20_000 },
+      )
+      .toContain("Door 3 open");
+  });
+});
