@@ -18,6 +18,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
@@ -41,6 +42,7 @@ export interface AppDeps {
   db: Db;
   clock?: Clock;
   senders?: Senders;
+  bus?: Bus;
   logger?: FastifyServerOptions["logger"];
   /** How often the gateway looks for silent devices; 0 turns it off (tests sweep by hand). */
   sweepEveryMs?: number;
@@ -105,10 +107,12 @@ export async function buildApp(deps: AppDeps) {
     secretKey: config.SECRET_KEY,
   });
   const accounts = createAccountService({ db, clock, verification });
+  const bus = deps.bus ?? createInProcessBus();
   const gateway = createGateway({
     db,
     clock,
     log: app.log,
+    onAlarm: (alarm) => bus.publish(BUS.alarmStored, alarm),
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
     mqttUrl: config.MQTT_URL,
   });
@@ -142,7 +146,7 @@ export async function buildApp(deps: AppDeps) {
   });
 
   return Object.assign(app, {
-    services: { accounts, notifier, verification, devices, enterprises, gateway },
+    services: { accounts, notifier, verification, devices, enterprises, gateway, bus },
   });
 }
 

@@ -96,6 +96,14 @@ const listOf = <T extends z.ZodType>(item: T) =>
 export const machineStatesBody = z.object({ machineIds: listOf(idField).optional() });
 export const machineCodesBody = z.object({ machineCodes: listOf(machineCodeField) });
 export const machineIdBody = z.object({ machineId: idField });
+/** `testUrl`: the device's visit URL, or its machine code. */
+export const testMachineStateBody = z.object({
+  testUrl: z
+    .string({ error: "v.required" })
+    .trim()
+    .min(1, { error: "v.required" })
+    .max(500, { error: "v.text" }),
+});
 
 export const AUTO_LOCATION_WAYS = ["gps", "base", "ip"] as const;
 export const autoLocationWayBody = z.object({

@@ -18,6 +18,7 @@ import {
   machineStatesBody,
   machineUpdateBody,
   provisionBody,
+  testMachineStateBody,
 } from "@keyway/shared";
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -192,6 +193,18 @@ export function deviceRoutes(
       });
       return ok({ list, total: list.length });
     },
+  );
+  r.post(
+    "/api/tls/testMachineState",
+    {
+      schema: {
+        tags,
+        summary: "State of the device a visit URL (or machine code) points at",
+        body: testMachineStateBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => ok(await devices.testState(callerOf(request).userId, request.body.testUrl)),
   );
   r.post(
     "/api/machine/machineCloudSwitchState",

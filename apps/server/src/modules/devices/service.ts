@@ -361,6 +361,32 @@ export function createDeviceService(deps: {
   }
 
   /**
+   * SPEC testMachineState {testUrl}: the state of the device a visit URL (or a bare machine
+   * code) points at, for a device in the caller's list. The code may be the URL's
+   * `machineCode`/`code` parameter, its host's first label or one of its path segments.
+   */
+  async function testState(userId: number, testUrl: string) {
+    const candidates: string[] = [];
+    try {
+      const url = new URL(testUrl);
+      candidates.push(
+        url.searchParams.get("machineCode") ?? "",
+        url.searchParams.get("code") ?? "",
+        url.hostname.split(".")[0],
+        ...url.pathname.split("/"),
+      );
+    } catch {
+      candidates.push(testUrl);
+    }
+    const codes = [...new Set(candidates.map((c) => c.trim().toUpperCase()))].filter((c) =>
+      /^[A-Z0-9-]{8,32}$/.test(c),
+    );
+    const [found] = codes.length ? await states(userId, { codes }) : [];
+    if (!found) throw fail("EDIT_MACHINE_NOT_FOUND");
+    return { state: found.state, online: found.online, machine_code: found.machine_code };
+  }
+
+  /**
    * The cloud switch (SPEC machineCloudSwitchState): only the Akey turns it; the device is
    * told at once when connected (and reads it again from its retained state later).
    */
@@ -461,6 +487,7 @@ export function createDeviceService(deps: {
     remove,
     state,
     states,
+    testState,
     cloudSwitch,
     listGroups,
     createGroup,

@@ -3,6 +3,7 @@ import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUS } from "../../infra/bus.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { alarms } from "../alarms/schema.ts";
@@ -109,6 +110,10 @@ describe("device gateway", () => {
 
   it("stores an alarm before acknowledging it, once even when the publish is retried", async () => {
     const d = await provision();
+    const told: Array<{ uid: string }> = [];
+    const unsubscribe = h.app.services.bus.subscribe<{ uid: string }>(BUS.alarmStored, (a) =>
+      told.push(a),
+    );
     const client = await connect(d.machineCode, d.deviceSecret);
     const alarm: AlarmPayload = {
       id: "a-1",
@@ -138,6 +143,9 @@ describe("device gateway", () => {
     await publish(client, deviceTopic(d.machineCode, "alarm"), { ...alarm, id: "a-2" });
     const after = await h.db.select().from(alarms).where(eq(alarms.deviceId, device.id));
     expect(after.map((a) => a.uid).sort()).toEqual(["a-1", "a-2"]);
+    // Each stored alarm is published on the bus once, for the message centre and notifications.
+    expect(told.map((a) => a.uid)).toEqual(["a-1", "a-2"]);
+    unsubscribe();
   });
 
   it("cuts off a device that publishes to another device's topic or subscribes to it", async () => {
