@@ -96,7 +96,8 @@ const latencies: number[] = [];
 const alarmStart = performance.now();
 await pool(alarmCount, concurrency, async (i) => {
   const conn = conns[i % conns.length];
-  const id = (messageId = (messageId % 65000) + 1);
+  messageId = (messageId % 65000) + 1;
+  const id = messageId;
   const payload = JSON.stringify({
     id: `bench-${i}`,
     type: "high",

@@ -35,7 +35,11 @@ if (demo) {
   const waitForAgentFile = setInterval(() => {
     if (!existsSync(agentFile)) return;
     clearInterval(waitForAgentFile);
-    const { server: mqttUrl, machineCode, deviceSecret } = JSON.parse(readFileSync(agentFile, "utf8"));
+    const {
+      server: mqttUrl,
+      machineCode,
+      deviceSecret,
+    } = JSON.parse(readFileSync(agentFile, "utf8"));
     const hmiPort = process.env.DEMO_HMI_PORT ?? "8000";
     const agent = spawn(
       process.execPath,
@@ -61,7 +65,8 @@ if (demo) {
     children.push(agent);
     console.log(`  Simulated device ${machineCode}: its HMI is on http://localhost:${hmiPort}\n`);
     agent.on("exit", (code) => {
-      if (code) console.error(`The simulated device stopped (exit ${code}); the platform keeps running.`);
+      if (code)
+        console.error(`The simulated device stopped (exit ${code}); the platform keeps running.`);
     });
   }, 300);
 }
