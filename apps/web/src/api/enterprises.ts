@@ -24,6 +24,9 @@ export type {
   MemberKind,
 };
 
+/** A group of enterprise devices (the enterprise list carries no device count). */
+export type EnterpriseGroup = Pick<DeviceGroup, "id" | "name">;
+
 export interface EnterpriseDeviceQuery {
   eid: number;
   type: EnterpriseDeviceType;
@@ -46,7 +49,9 @@ export const enterprisesApi = {
       type: query.type,
     }),
   groups: (eid: number) =>
-    eapi.post<{ list: DeviceGroup[] }>("/ent/c/manager/device/group/all", { eid }),
+    eapi.post<{ list: EnterpriseGroup[]; total?: number }>("/ent/c/manager/device/group/all", {
+      eid,
+    }),
   machineInfo: (eid: number, machineId: number) =>
     api.post<Machine>("/enterprises/machineInfo", { eid, machineId }),
   machinePersonnel: (eid: number, machineId: number) =>
@@ -77,4 +82,16 @@ export const enterpriseAdminApi = {
     api.post<Machine>("/enterprises/v1/admin/devices", body),
   removeDevice: (body: z.output<typeof enterpriseDeviceRemoveBody>) =>
     api.delete<null>("/enterprises/v1/admin/devices", body),
+  createGroup: (body: { eid: number; name: string }) =>
+    api.post<EnterpriseGroup>("/enterprises/v1/admin/groups", body),
+  /** Refused with 04011201 while the group still holds devices. */
+  deleteGroup: (body: { eid: number; id: number }) =>
+    api.delete<null>("/enterprises/v1/admin/groups", body),
+  /** Puts an enterprise device in a group (`groupId` 0: none). */
+  setDeviceGroup: (body: {
+    eid: number;
+    machineId: number;
+    type: EnterpriseDeviceType;
+    groupId: number;
+  }) => api.put<null>("/enterprises/v1/admin/devices/group", body),
 };

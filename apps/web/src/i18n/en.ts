@@ -380,6 +380,11 @@ const en = {
     deviceAssigned: "Device {{code}} assigned",
     deviceRemoved: "Device removed from the enterprise",
     removeDeviceConfirm: "Remove device {{code}} from this enterprise?",
+    createGroup: "Create group",
+    group: "Group",
+    groups: "Groups",
+    noGroups: "No groups yet",
+    groupSet: "Device group updated",
   },
   bo: {
     tabDevices: "Devices",

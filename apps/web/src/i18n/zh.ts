@@ -372,6 +372,11 @@ const zh: Messages = {
     deviceAssigned: "设备 {{code}} 已分配",
     deviceRemoved: "设备已从企业移除",
     removeDeviceConfirm: "将设备 {{code}} 从该企业移除？",
+    createGroup: "新建分组",
+    group: "分组",
+    groups: "分组",
+    noGroups: "暂无分组",
+    groupSet: "设备分组已更新",
   },
   bo: {
     tabDevices: "设备",

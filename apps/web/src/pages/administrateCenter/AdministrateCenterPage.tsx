@@ -26,6 +26,7 @@ import { hasToken } from "../../lib/session.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
+import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
 import { AppHeader } from "../layout/AppHeader.tsx";
 
@@ -36,7 +37,8 @@ interface Choice {
 
 /**
  * /administrateCenter: the enterprise admin centre. An admin picks one of the enterprises
- * they administer (an operator any enterprise) and manages its members; devices are read-only.
+ * they administer (an operator any enterprise) and manages its members and device groups;
+ * devices are only put in groups (assigning them is the operator's, in the back office).
  */
 export function AdministrateCenterPage() {
   const { t } = useLang();
@@ -191,6 +193,11 @@ function EnterpriseAdmin({ eid }: { eid: number }) {
             key: "devices",
             label: <span data-testid="admincenter-tab-devices">{t("enterprise.devices")}</span>,
             children: <AdminDevicesPanel eid={eid} canManage={false} />,
+          },
+          {
+            key: "groups",
+            label: <span data-testid="ent-groups-tab">{t("enterprise.groups")}</span>,
+            children: <GroupsPanel eid={eid} />,
           },
         ]}
       />

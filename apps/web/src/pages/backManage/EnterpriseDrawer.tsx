@@ -3,9 +3,10 @@ import { Avatar, Drawer, Space, Tabs, Tag, Typography } from "antd";
 import type { EnterpriseSummary } from "../../api/enterprises.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
+import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
 
-/** An enterprise in the back office: members and devices. */
+/** An enterprise in the back office: members, devices and device groups. */
 export function EnterpriseDrawer(props: {
   enterprise: EnterpriseSummary | null;
   onClose: () => void;
@@ -43,6 +44,11 @@ export function EnterpriseDrawer(props: {
               key: "devices",
               label: <span data-testid="bo-enterprise-tab-devices">{t("enterprise.devices")}</span>,
               children: <AdminDevicesPanel eid={e.eid} canManage />,
+            },
+            {
+              key: "groups",
+              label: <span data-testid="ent-groups-tab">{t("enterprise.groups")}</span>,
+              children: <GroupsPanel eid={e.eid} />,
             },
           ]}
         />

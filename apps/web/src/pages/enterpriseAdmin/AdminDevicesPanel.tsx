@@ -13,7 +13,11 @@ import {
   type TableProps,
 } from "antd";
 import { useState } from "react";
-import { type EnterpriseDeviceType, enterpriseAdminApi } from "../../api/enterprises.ts";
+import {
+  type EnterpriseDeviceType,
+  enterpriseAdminApi,
+  enterprisesApi,
+} from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
@@ -29,7 +33,8 @@ const CODE_ERRORS = ["04010102", "06010401"];
 
 /**
  * The devices an enterprise holds, type 1 (its own) and 2 (maintained). With `canManage`
- * (operator) devices are assigned by machine code and removed; otherwise read-only.
+ * (operator) devices are assigned by machine code and removed. Every admin puts a device in
+ * one of the enterprise's groups (or none) with the row's group select.
  */
 export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: boolean }) {
   const { t } = useLang();
@@ -49,6 +54,16 @@ export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: 
     meta: { silent: true },
   });
   const remove = useMutation({ mutationFn: enterpriseAdminApi.removeDevice });
+  const groups = useQuery({
+    queryKey: queryKeys.enterpriseGroups(eid),
+    queryFn: () => enterprisesApi.groups(eid),
+    meta: { silent: true },
+  });
+  const setGroup = useMutation({ mutationFn: enterpriseAdminApi.setDeviceGroup });
+  const groupOptions = [
+    { value: 0, label: t("group.none") },
+    ...(groups.data?.list ?? []).map((g) => ({ value: g.id, label: g.name })),
+  ];
 
   const refresh = () =>
     Promise.all([
@@ -66,6 +81,36 @@ export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: 
   const columns: TableProps<Machine>["columns"] = [
     ...baseColumns,
     { title: t("device.model"), dataIndex: "model", width: 120, render: (v: string) => v || "-" },
+    {
+      title: t("enterprise.group"),
+      dataIndex: "groups",
+      width: 170,
+      render: (groupId: number, m: Machine) => (
+        <Select<number>
+          size="small"
+          className="kw-w-140"
+          value={groupId || 0}
+          options={
+            groupId && !groupOptions.some((o) => o.value === groupId)
+              ? [...groupOptions, { value: groupId, label: m.group_name || `#${groupId}` }]
+              : groupOptions
+          }
+          loading={setGroup.isPending && setGroup.variables?.machineId === m.machine_id}
+          disabled={setGroup.isPending}
+          aria-label={t("group.move")}
+          onChange={async (next) => {
+            try {
+              await setGroup.mutateAsync({ eid, machineId: m.machine_id, type, groupId: next });
+            } catch {
+              return;
+            }
+            message.success(t("enterprise.groupSet"));
+            await refresh();
+          }}
+          data-testid={`ent-device-group-${m.machine_id}`}
+        />
+      ),
+    },
     {
       title: t("device.created"),
       dataIndex: "created_at",
