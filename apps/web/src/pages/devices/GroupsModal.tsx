@@ -15,7 +15,6 @@ import {
   Form,
   Input,
   Modal,
-  Popconfirm,
   Space,
   Table,
   type TableProps,
@@ -27,10 +26,11 @@ import { ApiError } from "../../api/errors.ts";
 import { useGroups } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
+import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
-const testId = (id: string) => ({ "data-testid": id }) as object;
+const _testId = (id: string) => ({ "data-testid": id }) as object;
 
 /** Group management: list with device counts, create, inline rename, delete (SPEC §2). */
 export function GroupsModal(props: { open: boolean; onClose: () => void }) {
@@ -139,32 +139,18 @@ export function GroupsModal(props: { open: boolean; onClose: () => void }) {
       width: 90,
       align: "center",
       render: (_: unknown, group) => (
-        <Popconfirm
+        <ConfirmActionLink
           title={t("group.deleteConfirm", { name: group.name })}
           description={group.deviceCount > 0 ? t("group.deleteNotEmpty") : undefined}
           okText={t("common.delete")}
-          cancelText={t("common.cancel")}
-          okButtonProps={{ danger: true, ...testId("group-delete-confirm") }}
-          onConfirm={async () => {
-            try {
-              await remove.mutateAsync(group.id);
-            } catch {
-              return;
-            }
-            message.success(t("group.deleted"));
-            await refresh();
-          }}
-        >
-          <Button
-            type="link"
-            danger
-            size="small"
-            loading={remove.isPending && remove.variables === group.id}
-            data-testid={`group-delete-${group.id}`}
-          >
-            {t("common.delete")}
-          </Button>
-        </Popconfirm>
+          label={t("common.delete")}
+          loading={remove.isPending && remove.variables === group.id}
+          testId={`group-delete-${group.id}`}
+          confirmTestId="group-delete-confirm"
+          action={() => remove.mutateAsync(group.id)}
+          successText={t("group.deleted")}
+          onDone={refresh}
+        />
       ),
     },
   ];

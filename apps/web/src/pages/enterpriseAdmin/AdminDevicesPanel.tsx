@@ -1,17 +1,7 @@
 import { DeleteOutlined, PlusOutlined } from "@ant-design/icons";
 import { enterpriseDeviceAssignBody, type Machine } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  App,
-  Button,
-  Form,
-  Input,
-  Popconfirm,
-  Segmented,
-  Select,
-  Table,
-  type TableProps,
-} from "antd";
+import { App, Button, Form, Input, Segmented, Select, Table, type TableProps } from "antd";
 import { useState } from "react";
 import {
   type EnterpriseDeviceType,
@@ -21,6 +11,7 @@ import {
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
+import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
@@ -28,7 +19,7 @@ import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { useMachineColumns } from "../devices/machineColumns.tsx";
 
 const assignForm = enterpriseDeviceAssignBody.omit({ eid: true });
-const testId = (id: string) => ({ "data-testid": id }) as object;
+const _testId = (id: string) => ({ "data-testid": id }) as object;
 const CODE_ERRORS = ["04010102", "06010401"];
 
 /**
@@ -125,31 +116,17 @@ export function AdminDevicesPanel({ eid, canManage }: { eid: number; canManage: 
             width: 90,
             align: "center" as const,
             render: (_: unknown, m: Machine) => (
-              <Popconfirm
+              <ConfirmActionLink
                 title={t("enterprise.removeDeviceConfirm", { code: m.machine_code })}
                 okText={t("common.remove")}
-                cancelText={t("common.cancel")}
-                okButtonProps={{ danger: true, ...testId("bo-device-remove-confirm") }}
-                onConfirm={async () => {
-                  try {
-                    await remove.mutateAsync({ eid, machineId: m.machine_id, type });
-                  } catch {
-                    return;
-                  }
-                  message.success(t("enterprise.deviceRemoved"));
-                  await refresh();
-                }}
-              >
-                <Button
-                  type="link"
-                  danger
-                  size="small"
-                  icon={<DeleteOutlined />}
-                  data-testid={`bo-device-remove-${m.machine_id}`}
-                >
-                  {t("common.remove")}
-                </Button>
-              </Popconfirm>
+                label={t("common.remove")}
+                icon={<DeleteOutlined />}
+                testId={`bo-device-remove-${m.machine_id}`}
+                confirmTestId="bo-device-remove-confirm"
+                action={() => remove.mutateAsync({ eid, machineId: m.machine_id, type })}
+                successText={t("enterprise.deviceRemoved")}
+                onDone={refresh}
+              />
             ),
           },
         ]

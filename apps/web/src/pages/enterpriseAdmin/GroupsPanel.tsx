@@ -1,16 +1,17 @@
 import { DeleteOutlined, PlusOutlined } from "@ant-design/icons";
 import { groupCreateBody } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Form, Input, Popconfirm, Table, type TableProps } from "antd";
+import { App, Button, Form, Input, Table, type TableProps } from "antd";
 import { type EnterpriseGroup, enterpriseAdminApi, enterprisesApi } from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
+import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
-const testId = (id: string) => ({ "data-testid": id }) as object;
+const _testId = (id: string) => ({ "data-testid": id }) as object;
 
 /**
  * Device groups of an enterprise (operator, or an admin of it): create by name, delete an
@@ -50,32 +51,18 @@ export function GroupsPanel({ eid }: { eid: number }) {
       width: 90,
       align: "center",
       render: (_: unknown, group) => (
-        <Popconfirm
+        <ConfirmActionLink
           title={t("group.deleteConfirm", { name: group.name })}
           okText={t("common.delete")}
-          cancelText={t("common.cancel")}
-          okButtonProps={{ danger: true, ...testId("ent-group-delete-confirm") }}
-          onConfirm={async () => {
-            try {
-              await remove.mutateAsync({ eid, id: group.id });
-            } catch {
-              return;
-            }
-            message.success(t("group.deleted"));
-            await refresh();
-          }}
-        >
-          <Button
-            type="link"
-            danger
-            size="small"
-            icon={<DeleteOutlined />}
-            loading={remove.isPending && remove.variables?.id === group.id}
-            data-testid={`ent-group-delete-${group.id}`}
-          >
-            {t("common.delete")}
-          </Button>
-        </Popconfirm>
+          label={t("common.delete")}
+          icon={<DeleteOutlined />}
+          loading={remove.isPending && remove.variables?.id === group.id}
+          testId={`ent-group-delete-${group.id}`}
+          confirmTestId="ent-group-delete-confirm"
+          action={() => remove.mutateAsync({ eid, id: group.id })}
+          successText={t("group.deleted")}
+          onDone={refresh}
+        />
       ),
     },
   ];

@@ -7,29 +7,19 @@ import {
   memberAddBody,
 } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  App,
-  Button,
-  Form,
-  Input,
-  Popconfirm,
-  Select,
-  Switch,
-  Table,
-  type TableProps,
-  Tag,
-} from "antd";
+import { App, Button, Form, Input, Select, Switch, Table, type TableProps, Tag } from "antd";
 import { enterpriseAdminApi } from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
+import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
 const addForm = memberAddBody.omit({ eid: true });
-const testId = (id: string) => ({ "data-testid": id }) as object;
+const _testId = (id: string) => ({ "data-testid": id }) as object;
 
 /** Business codes of adding a member that belong to the account field. */
 const ACCOUNT_CODES = ["07010109", "06010301"];
@@ -85,31 +75,17 @@ export function MembersPanel({ eid }: { eid: number }) {
       width: 90,
       align: "center",
       render: (_: unknown, m) => (
-        <Popconfirm
+        <ConfirmActionLink
           title={t("enterprise.removeMemberConfirm", { name: m.name || m.account })}
           okText={t("common.remove")}
-          cancelText={t("common.cancel")}
-          okButtonProps={{ danger: true, ...testId("bo-member-remove-confirm") }}
-          onConfirm={async () => {
-            try {
-              await remove.mutateAsync({ eid, userId: m.userId, kind: m.kind });
-            } catch {
-              return;
-            }
-            message.success(t("enterprise.memberRemoved"));
-            await refresh();
-          }}
-        >
-          <Button
-            type="link"
-            danger
-            size="small"
-            icon={<DeleteOutlined />}
-            data-testid={`bo-member-remove-${m.userId}-${m.kind}`}
-          >
-            {t("common.remove")}
-          </Button>
-        </Popconfirm>
+          label={t("common.remove")}
+          icon={<DeleteOutlined />}
+          testId={`bo-member-remove-${m.userId}-${m.kind}`}
+          confirmTestId="bo-member-remove-confirm"
+          action={() => remove.mutateAsync({ eid, userId: m.userId, kind: m.kind })}
+          successText={t("enterprise.memberRemoved")}
+          onDone={refresh}
+        />
       ),
     },
   ];
