@@ -117,7 +117,7 @@ async function startAgent(): Promise<Agent> {
     } catch {
       return false;
     }
-  }, 20_000);
+  }, 60_000);
   return agent;
 }
 
@@ -151,7 +151,8 @@ async function deviceRow() {
 const alarmRows = (content: string) =>
   h.db.select().from(alarms).where(eq(alarms.content, content));
 
-async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+// Generous: agent processes start through tsx, slowly on a loaded 2-core machine.
+async function until(check: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) {
@@ -192,7 +193,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe("keyway-agent against the real server", () => {
+describe("keyway-agent against the real server", { timeout: 240_000 }, () => {
   it("goes online, offline on kill -9, and online again on restart", async () => {
     const first = await startAgent();
     await until(isOnline);
@@ -240,7 +241,7 @@ describe("keyway-agent against the real server", () => {
     expect((await status(agent)).queued).toBe(1);
 
     await proxy.open();
-    await until(async () => (await alarmRows(content)).length > 0, 20_000);
+    await until(async () => (await alarmRows(content)).length > 0, 45_000);
     await until(async () => (await status(agent)).queued === 0);
     await new Promise((r) => setTimeout(r, 1000));
     const rows = await alarmRows(content);
@@ -266,7 +267,7 @@ describe("keyway-agent against the real server", () => {
     expect(await alarmRows(content)).toHaveLength(0);
 
     await proxy.open();
-    await until(async () => (await alarmRows(content)).length > 0, 20_000);
+    await until(async () => (await alarmRows(content)).length > 0, 45_000);
     await until(async () => (await status(second)).queued === 0);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await alarmRows(content)).toHaveLength(1);

@@ -118,7 +118,8 @@ export function createDeviceService(deps: {
     for (let start = 0; start < count; start += 8) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(8, count - start) }, async () => {
-          const deviceSecret = randomBytes(32).toString("base64url");
+          // Hex: 256 bits that no command line mistakes for an option (base64url may start with "-").
+          const deviceSecret = randomBytes(32).toString("hex");
           const devicePassword = randomFrom(PASSWORD_ALPHABET, 10);
           return {
             machineCode: newMachineCode(),
