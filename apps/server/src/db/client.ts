@@ -25,6 +25,11 @@ const migrationsFolder = path.resolve(import.meta.dirname, "../../drizzle");
 export async function openDatabase(opts: { url?: string; dataDir?: string }): Promise<Database> {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    // An idle connection the server ends (restart, failover, a dropped test database) is
+    // replaced on the next query; without a listener its error would crash the process.
+    pool.on("error", (error) => {
+      console.warn(`postgres: idle connection closed (${error.message})`);
+    });
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
     return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
