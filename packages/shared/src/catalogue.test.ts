@@ -13,7 +13,9 @@ describe("message catalogues", () => {
   });
 
   it("gives every hwcode once", () => {
-    const codes = Object.values(HW).map((e) => String(e.code));
+    const codes = Object.values(HW).map((e) =>
+      "reason" in e ? `${e.code}:${e.reason}` : String(e.code),
+    );
     expect(new Set(codes).size).toBe(codes.length);
   });
 });

@@ -357,7 +357,7 @@ export interface MachineIconMap {
   default: { image: string; name: string; nameZh: string };
 }
 
-export type DeviceRole = "akey" | "bkey" | "user" | "none";
+export type DeviceRole = "akey" | "bkey" | "user" | "visitor" | "none";
 
 /** `GET /api/device/v1/user/role/info`: the caller's identity on a device. */
 export interface DeviceRoleInfo {

@@ -7,9 +7,12 @@ import type { Bilingual, Lang } from "./lang.ts";
  */
 export interface HwcodeEntry extends Bilingual {
   code: number | string;
+  /** Codes the SPEC shares between outcomes (203) carry the outcome in hwdata.reason. */
+  reason?: string;
 }
 
-const entry = (code: number | string, zh: string, en: string): HwcodeEntry => ({ code, zh, en });
+const entry = (code: number | string, zh: string, en: string, reason?: string): HwcodeEntry =>
+  reason ? { code, zh, en, reason } : { code, zh, en };
 
 export const HW = {
   OK: entry(0, "成功", "Success"),
@@ -109,6 +112,46 @@ export const HW = {
   ),
   BKEY_ACCOUNT_NOT_FOUND: entry("01010304", "账号不存在", "Account not found"),
   BKEY_EXISTS: entry("01010305", "Bkey 已存在", "Bkey already exists"),
+  // Access workflow (module 01): SPEC §8 visit / bind / connect outcomes.
+  REQUEST_BLACKLISTED: entry(
+    203,
+    "您已被列入该设备的黑名单，不能申请",
+    "You are on this device's black list and cannot apply",
+    "BLACKLIST",
+  ),
+  REQUEST_ADMINISTRATOR: entry(
+    203,
+    "您已是该设备的管理员",
+    "You are already an administrator of this device",
+    "ADMINISTRATOR",
+  ),
+  REQUEST_GENERAL_USER: entry(
+    203,
+    "您已是该设备的用户，无需申请",
+    "You are already a user of this device",
+    "GENERAL_USER",
+  ),
+  ALREADY_BOUND: entry(203, "您已绑定该设备", "You are already bound to this device", "BOUND"),
+  NOT_BOUND: entry(
+    203,
+    "未绑定该设备或没有访问权限",
+    "Not bound to this device, or no right to visit it",
+    "WRONG_ROLE",
+  ),
+  CLOUD_CLOSED: entry("04012301", "设备已关闭云服务", "The cloud service is closed on the device"),
+  REQUEST_NOT_FOUND: entry("01010201", "申请不存在", "The request does not exist"),
+  REQUEST_DECIDED: entry("01010202", "该申请已处理", "The request has already been handled"),
+  AKEY_UNCHANGEABLE: entry(
+    "01010409",
+    "不能修改 Akey 的身份",
+    "The Akey's identity cannot be changed here",
+  ),
+  TRANSFER_TARGET_INVALID: entry(
+    "04012401",
+    "不能转让给自己或黑名单中的用户",
+    "The device cannot be transferred to yourself or to a black-listed user",
+  ),
+  MESSAGE_NOT_FOUND: entry("09010101", "消息不存在", "The message does not exist"),
   PROJECT_USER_EXISTS: entry("08011007", "用户已在项目中", "User already in project"),
   PROJECT_USER_NOT_FOUND: entry("08011006", "用户不存在", "User does not exist"),
 } as const satisfies Record<string, HwcodeEntry>;
@@ -119,11 +162,15 @@ export function hwMessage(key: HwKey, lang: Lang): string {
   return lang === "en" ? HW[key].en : HW[key].zh;
 }
 
-const byCode = new Map<string, HwKey>(
-  Object.entries(HW).map(([key, value]) => [String(value.code), key as HwKey]),
-);
+const codeKey = (code: number | string, reason?: string) => `${code}:${reason ?? ""}`;
+const byCode = new Map<string, HwKey>();
+for (const [key, value] of Object.entries(HW) as [HwKey, HwcodeEntry][]) {
+  byCode.set(codeKey(value.code, value.reason), key);
+  // A shared code without its reason reads as the plain entry (WRONG_ROLE for 203).
+  if (!byCode.has(codeKey(value.code))) byCode.set(codeKey(value.code), key);
+}
 
-/** The catalogue entry for a code received on the wire (used by clients). */
-export function hwKeyOf(code: number | string): HwKey | undefined {
-  return byCode.get(String(code));
+/** The catalogue entry for a code (and 203's reason) received on the wire. */
+export function hwKeyOf(code: number | string, reason?: string): HwKey | undefined {
+  return byCode.get(codeKey(code, reason)) ?? byCode.get(codeKey(code));
 }

@@ -1,3 +1,4 @@
+export * from "./access.ts";
 export * from "./accounts.ts";
 export * from "./brands.ts";
 export * from "./constants.ts";

@@ -37,6 +37,15 @@ export const VALIDATION_MESSAGES = {
   "v.memberKind": { zh: "成员类型错误", en: "Unknown member kind" },
   "v.locationWay": { zh: "定位方式错误", en: "Unknown positioning method" },
   "v.latLng": { zh: "经纬度超出范围", en: "Latitude or longitude out of range" },
+  "v.leaveMessage": { zh: "留言不能超过15个字符", en: "The message can be at most 15 characters" },
+  "v.visitTime": {
+    zh: "访问时间至少为10分钟，或选择永久",
+    en: "The visit time must be at least 10 minutes, or forever",
+  },
+  "v.replyResult": { zh: "请选择同意、拒绝或加入黑名单", en: "Choose agree, refuse or black list" },
+  "v.infoType": { zh: "信息类型错误", en: "Unknown information type" },
+  "v.level": { zh: "权限级别错误", en: "Unknown authority level" },
+  "v.checkType": { zh: "审核方式错误", en: "Unknown audit mode" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;

@@ -1,4 +1,4 @@
-import { HW, type HwKey, hwMessage, validationMessage } from "@keyway/shared";
+import { HW, type HwcodeEntry, type HwKey, hwMessage, validationMessage } from "@keyway/shared";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { requestLang } from "./lang.ts";
@@ -79,8 +79,11 @@ export function registerEnvelope(app: FastifyInstance) {
 
   function send(reply: FastifyReply, status: number, key: HwKey, data: unknown, text?: string) {
     const lang = requestLang(reply.request as FastifyRequest);
+    const entry: HwcodeEntry = HW[key];
+    // Shared codes (203) tell their outcome in hwdata.reason (SPEC §8).
+    const hwdata = entry.reason ? { ...(data as object | null), reason: entry.reason } : data;
     return reply
       .status(status)
-      .send({ hwcode: HW[key].code, hwdata: data, msg: text ?? hwMessage(key, lang) });
+      .send({ hwcode: entry.code, hwdata, msg: text ?? hwMessage(key, lang) });
   }
 }
