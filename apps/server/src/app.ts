@@ -20,6 +20,7 @@ import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
 import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
+import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
@@ -35,6 +36,7 @@ import { locationRoutes } from "./modules/location/routes.ts";
 import { createLocationService } from "./modules/location/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
+import { createPushHub } from "./modules/push/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
 
 export interface AppDeps {
@@ -107,7 +109,16 @@ export async function buildApp(deps: AppDeps) {
     secretKey: config.SECRET_KEY,
   });
   const accounts = createAccountService({ db, clock, verification });
-  const bus = deps.bus ?? createInProcessBus();
+  // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).
+  const redisBus =
+    !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
+  const bus = deps.bus ?? redisBus ?? createInProcessBus();
+  const push = createPushHub({ bus, authenticate: accounts.authenticate, log: app.log });
+  push.register(app);
+  await redisBus?.ready().catch(async (error) => {
+    await redisBus.close();
+    throw error;
+  });
   const gateway = createGateway({
     db,
     clock,
@@ -140,13 +151,15 @@ export async function buildApp(deps: AppDeps) {
 
   await serveWeb(app, config.WEB_DIST);
   app.addHook("onClose", async () => {
+    await push.close();
+    await redisBus?.close();
     await notifier.stop();
     await gateway.close();
     senders.close();
   });
 
   return Object.assign(app, {
-    services: { accounts, notifier, verification, devices, enterprises, gateway, bus },
+    services: { accounts, notifier, verification, devices, enterprises, gateway, bus, push },
   });
 }
 

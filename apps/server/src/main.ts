@@ -70,6 +70,7 @@ async function main() {
     `  Database: ${database.kind === "pglite" ? `embedded PGlite in ${config.DATA_DIR}` : "PostgreSQL"}`,
     `  E-mail: ${config.SMTP_URL ? "SMTP" : "local outbox (codes are printed in this log)"}; SMS: ${config.SMS_PROVIDER}`,
     `  API documentation: ${url}/apiDoc`,
+    `  Push channel: ${url.replace(/^http/, "ws")}/ws, fan-out ${config.REDIS_URL ? "through Redis" : "in-process"}`,
     `  Device gateway: mqtt://localhost:${mqttPort} and ${url.replace(/^http/, "ws")}/mqtt`,
   ];
   if (config.DEMO) {

@@ -1,1 +1,2 @@
 export * from "./device.ts";
+export * from "./push.ts";

@@ -35,4 +35,6 @@ export function createInProcessBus(): Bus {
 export const BUS = {
   /** A newly stored alarm (modules/alarms/schema.ts Alarm row). */
   alarmStored: "alarm.stored",
+  /** A push for a user's or a terminal's open sockets, on every node (modules/push). */
+  push: "push",
 } as const;

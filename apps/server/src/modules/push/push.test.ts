@@ -1,0 +1,255 @@
+import websocket from "@fastify/websocket";
+import {
+  decodePush,
+  encodePush,
+  LOGOUT_REASON,
+  PING_FRAME,
+  PUSH_SCENES,
+  PushDecodeError,
+  type PushFrame,
+} from "@keyway/protocol";
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createInProcessBus } from "../../infra/bus.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+import { createPushHub, PUSH_CLOSE } from "./service.ts";
+import { PushClient } from "./testClient.ts";
+
+/** Nothing more arrives within a short while (pushes are sent in order, so a ping suffices). */
+async function quiet(client: PushClient) {
+  await client.ready();
+  expect(client.frames).toEqual([]);
+}
+
+/** Server-side state follows a close handshake a moment later. */
+async function eventually(check: () => boolean) {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(check()).toBe(true);
+}
+
+const audit = {
+  deviceCode: "KW-ABCDE-12345",
+  deviceId: 42,
+  isResult: 1,
+  auditState: 5,
+  totalUnreadMsg: 3,
+};
+
+describe("push protocol", () => {
+  it("round-trips every scene and refuses what is not a push frame", () => {
+    const frames: PushFrame[] = [
+      { scene: PUSH_SCENES.deviceAlarm, body: { deviceCode: "A", deviceId: 1, totalUnreadMsg: 2 } },
+      { scene: PUSH_SCENES.deviceVoice, body: { deviceCode: "B", deviceId: 2, totalUnreadMsg: 0 } },
+      { scene: PUSH_SCENES.deviceBind, body: audit },
+      { scene: PUSH_SCENES.deviceVisit, body: { ...audit, isResult: 0, auditState: 1 } },
+      {
+        scene: PUSH_SCENES.projectAlarm,
+        body: { deviceCode: "C", deviceId: 3, totalUnreadMsg: 9 },
+      },
+      {
+        scene: PUSH_SCENES.userLogout,
+        body: { loginIp: "203.0.113.9", reason: LOGOUT_REASON.loginElsewhere },
+      },
+      {
+        scene: PUSH_SCENES.massTexting,
+        body: { content: "维护通知 maintenance", totalUnreadMsg: 7 },
+      },
+      { scene: PUSH_SCENES.ping, body: null },
+      { scene: PUSH_SCENES.pong, body: null },
+    ];
+    for (const frame of frames) {
+      const decoded = decodePush(encodePush(frame.scene, frame.body));
+      expect(decoded.scene).toBe(frame.scene);
+      expect(decoded.body === null ? null : { ...decoded.body, $typeName: undefined }).toEqual(
+        frame.body === null ? null : { ...frame.body, $typeName: undefined },
+      );
+    }
+    expect(() => decodePush(new Uint8Array([0xff, 0xff, 0xff]))).toThrow(PushDecodeError);
+    // A well-formed wrapper of a scene this version does not know.
+    const unknown = encodePush(PUSH_SCENES.pong, null);
+    const renamed = new Uint8Array(unknown);
+    renamed[2] = "x".charCodeAt(0); // "ws.pong" -> "wx.pong"
+    expect(() => decodePush(renamed)).toThrow(/unknown push scene/);
+  });
+});
+
+describe("push channel /ws", () => {
+  let h: Harness;
+  let base: string;
+  let alice: { token: string; userId: number; terminalId: number };
+  let aliceTablet: { token: string; userId: number; terminalId: number };
+  let bob: { token: string; userId: number; terminalId: number };
+  const clients: PushClient[] = [];
+
+  async function identify(token: string) {
+    const who = await h.app.services.accounts.authenticate(token);
+    if (!who) throw new Error("token refused");
+    return { token, userId: who.userId, terminalId: who.terminalId };
+  }
+  async function open(token: string) {
+    const client = await PushClient.open(`${base}/ws?token=${encodeURIComponent(token)}`);
+    clients.push(client);
+    await client.ready();
+    return client;
+  }
+
+  beforeAll(async () => {
+    h = await createHarness();
+    const address = await h.app.listen({ port: 0, host: "127.0.0.1" });
+    base = address.replace(/^http/, "ws");
+    alice = await identify(await h.signUp("alice@example.com"));
+    aliceTablet = await identify(await h.login("alice@example.com", "secret123"));
+    bob = await identify(await h.signUp("bob@example.com"));
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await h?.close();
+  });
+
+  it("refuses a missing, unknown or expired token with 4401", async () => {
+    for (const url of [`${base}/ws`, `${base}/ws?token=nope`]) {
+      const client = await PushClient.open(url);
+      expect((await client.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);
+    }
+    const later = await PushClient.open(`${base}/ws?token=${alice.token}`);
+    clients.push(later);
+    h.clock.advance(31 * 24 * 60 * 60 * 1000); // past any token's lifetime
+    const expired = await PushClient.open(`${base}/ws?token=${alice.token}`);
+    expect((await expired.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);
+    h.clock.advance(-31 * 24 * 60 * 60 * 1000);
+    // The socket opened before is not affected.
+    await later.ready();
+  });
+
+  it("accepts the token in the cloudtoken header too", async () => {
+    const client = await PushClient.open(`${base}/ws`, { cloudtoken: bob.token });
+    clients.push(client);
+    await client.ready();
+    h.app.services.push.toUser(bob.userId, {
+      scene: PUSH_SCENES.massTexting,
+      body: { content: "hello", totalUnreadMsg: 1 },
+    });
+    expect(await client.next()).toMatchObject({
+      scene: PUSH_SCENES.massTexting,
+      body: { content: "hello", totalUnreadMsg: 1 },
+    });
+    client.close();
+  });
+
+  it("answers a ping with a pong", async () => {
+    const client = await open(alice.token);
+    client.socket.send(PING_FRAME);
+    expect(await client.next()).toEqual({ scene: PUSH_SCENES.pong, body: null });
+    client.close();
+  });
+
+  it("toUser reaches every socket of that user and no one else's", async () => {
+    const phone = await open(alice.token);
+    const tablet = await open(aliceTablet.token);
+    const other = await open(bob.token);
+    const before = h.app.services.push.socketCount();
+    expect(before).toBeGreaterThanOrEqual(3);
+
+    h.app.services.push.toUser(alice.userId, { scene: PUSH_SCENES.deviceBind, body: audit });
+    for (const client of [phone, tablet]) {
+      const frame = await client.next();
+      expect(frame.scene).toBe(PUSH_SCENES.deviceBind);
+      if (frame.scene !== PUSH_SCENES.deviceBind) throw new Error("narrowing");
+      expect(frame.body).toMatchObject(audit);
+    }
+    await quiet(other);
+    for (const client of [phone, tablet, other]) client.close();
+    await phone.closedWith();
+  });
+
+  it("toTerminal reaches only that terminal's sockets", async () => {
+    const phone = await open(alice.token);
+    const tablet = await open(aliceTablet.token);
+    h.app.services.push.toTerminal(aliceTablet.terminalId, {
+      scene: PUSH_SCENES.deviceAlarm,
+      body: { deviceCode: "KW-X", deviceId: 7, totalUnreadMsg: 4 },
+    });
+    expect(await tablet.next()).toMatchObject({
+      scene: PUSH_SCENES.deviceAlarm,
+      body: { deviceCode: "KW-X", deviceId: 7, totalUnreadMsg: 4 },
+    });
+    await quiet(phone);
+    phone.close();
+    tablet.close();
+  });
+
+  it("a logout push is delivered, then the server closes that terminal's sockets", async () => {
+    const phone = await open(alice.token);
+    const tablet = await open(aliceTablet.token);
+    h.app.services.push.toTerminal(alice.terminalId, {
+      scene: PUSH_SCENES.userLogout,
+      body: { loginIp: "203.0.113.9", reason: LOGOUT_REASON.loginElsewhere },
+    });
+    expect(await phone.next()).toMatchObject({
+      scene: PUSH_SCENES.userLogout,
+      body: { loginIp: "203.0.113.9", reason: LOGOUT_REASON.loginElsewhere },
+    });
+    expect((await phone.closedWith()).code).toBe(PUSH_CLOSE.loggedOut);
+    // The other terminal stays connected and keeps getting pushes.
+    await quiet(tablet);
+    h.app.services.push.toUser(alice.userId, { scene: PUSH_SCENES.deviceVisit, body: audit });
+    expect((await tablet.next()).scene).toBe(PUSH_SCENES.deviceVisit);
+    tablet.close();
+  });
+
+  it("closes a socket that sends text frames", async () => {
+    const client = await open(bob.token);
+    client.socket.send("hello");
+    expect((await client.closedWith()).code).toBe(PUSH_CLOSE.unsupportedData);
+  });
+
+  it("counts only open, authenticated sockets", async () => {
+    for (const client of clients) client.close();
+    await eventually(() => h.app.services.push.socketCount() === 0);
+    const one = await open(bob.token);
+    const two = await open(alice.token);
+    expect(h.app.services.push.socketCount()).toBe(2);
+    const refused = await PushClient.open(`${base}/ws?token=nope`);
+    await refused.closedWith();
+    expect(h.app.services.push.socketCount()).toBe(2);
+    one.close();
+    await eventually(() => h.app.services.push.socketCount() === 1);
+    two.close();
+    await eventually(() => h.app.services.push.socketCount() === 0);
+  });
+
+  it("closes a socket that misses its heartbeats", async () => {
+    // A hub of its own with a short timeout, on a real server, with the real token check.
+    const app = Fastify();
+    await app.register(websocket);
+    const hub = createPushHub({
+      bus: createInProcessBus(),
+      authenticate: h.app.services.accounts.authenticate,
+      log: app.log,
+      heartbeatTimeoutMs: 400,
+      sweepEveryMs: 50,
+    });
+    hub.register(app);
+    const address = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const url = `${address.replace(/^http/, "ws")}/ws?token=${bob.token}`;
+      const lively = await PushClient.open(url);
+      const silent = await PushClient.open(url);
+      await lively.ready();
+      await silent.ready();
+      const beat = setInterval(() => lively.socket.send(PING_FRAME), 100);
+      try {
+        expect((await silent.closedWith()).code).toBe(PUSH_CLOSE.heartbeatTimeout);
+        expect(lively.closed).toBeNull();
+        await eventually(() => hub.socketCount() === 1);
+      } finally {
+        clearInterval(beat);
+      }
+      await hub.close();
+      expect((await lively.closedWith()).code).toBe(PUSH_CLOSE.goingAway);
+    } finally {
+      await hub.close();
+      await app.close();
+    }
+  });
+});
