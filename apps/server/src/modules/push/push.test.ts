@@ -111,8 +111,7 @@ describe("push channel /ws", () => {
       const client = await PushClient.open(url);
       expect((await client.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);
     }
-    const later = await PushClient.open(`${base}/ws?token=${alice.token}`);
-    clients.push(later);
+    const later = await open(alice.token);
     h.clock.advance(31 * 24 * 60 * 60 * 1000); // past any token's lifetime
     const expired = await PushClient.open(`${base}/ws?token=${alice.token}`);
     expect((await expired.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);

@@ -39,7 +39,11 @@ export class PushClient {
     const deadline = Date.now() + ms;
     while (!check()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error("timed out waiting on the push socket");
+      if (left <= 0) {
+        throw new Error(
+          `timed out waiting on the push socket (closed: ${JSON.stringify(this.closed)})`,
+        );
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
