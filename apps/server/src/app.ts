@@ -8,6 +8,7 @@ import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
+import { PUSH_SCENES } from "@keyway/protocol";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import {
   jsonSchemaTransform,
@@ -22,6 +23,8 @@ import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
+import { accessRoutes } from "./modules/access/routes.ts";
+import { createAccessService } from "./modules/access/service.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
 import { alarmRoutes } from "./modules/alarms/routes.ts";
@@ -34,6 +37,8 @@ import { gatewayRoutes } from "./modules/gateway/routes.ts";
 import { createGateway } from "./modules/gateway/service.ts";
 import { locationRoutes } from "./modules/location/routes.ts";
 import { createLocationService } from "./modules/location/service.ts";
+import { messageRoutes } from "./modules/messages/routes.ts";
+import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
@@ -108,7 +113,16 @@ export async function buildApp(deps: AppDeps) {
     notifier,
     secretKey: config.SECRET_KEY,
   });
-  const accounts = createAccountService({ db, clock, verification });
+  const accounts = createAccountService({
+    db,
+    clock,
+    verification,
+    // Sessions ended from elsewhere (a login elsewhere, a removed terminal) are told at once.
+    onTerminalsEnded: (terminalIds, reason, loginIp) => {
+      for (const id of terminalIds)
+        push.toTerminal(id, { scene: PUSH_SCENES.userLogout, body: { loginIp, reason } });
+    },
+  });
   // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).
   const redisBus =
     !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
@@ -119,11 +133,30 @@ export async function buildApp(deps: AppDeps) {
     await redisBus.close();
     throw error;
   });
+  // Messages and the access workflow refer to each other (a message shows its request).
+  const messages = createMessageService({
+    db,
+    clock,
+    push: (userId, message) => push.toUser(userId, message),
+    describeRequests: (ids, viewerId) => access.describe(ids, viewerId),
+  });
+  const access = createAccessService({
+    db,
+    clock,
+    messages,
+    findUser: (ref) => accounts.findUser(ref),
+  });
   const gateway = createGateway({
     db,
     clock,
     log: app.log,
-    onAlarm: (alarm) => bus.publish(BUS.alarmStored, alarm),
+    onAlarm: (alarm) => {
+      bus.publish(BUS.alarmStored, alarm);
+      // Local, not through the bus: with several nodes each alarm is told once.
+      messages.alarmRaised(alarm).catch((error) => {
+        app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
+      });
+    },
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
     mqttUrl: config.MQTT_URL,
   });
@@ -147,6 +180,8 @@ export async function buildApp(deps: AppDeps) {
     gatewayRoutes(api, { gateway });
     locationRoutes(api, { location, auth });
     alarmRoutes(api, { alarms, auth });
+    accessRoutes(api, { access, messages, auth });
+    messageRoutes(api, { messages, auth });
   });
 
   await serveWeb(app, config.WEB_DIST);
@@ -159,7 +194,18 @@ export async function buildApp(deps: AppDeps) {
   });
 
   return Object.assign(app, {
-    services: { accounts, notifier, verification, devices, enterprises, gateway, bus, push },
+    services: {
+      accounts,
+      notifier,
+      verification,
+      devices,
+      enterprises,
+      gateway,
+      bus,
+      push,
+      access,
+      messages,
+    },
   });
 }
 

@@ -83,7 +83,9 @@ export async function createHarness(opts: { config?: Partial<Config>; senders?: 
     await call("POST", "/api/user/activeAccount", {
       form: { activeAccount: email, SMSVerificationCode: code },
     });
-    return login(email, password);
+    // The phone app's session: a later web login (the default type) keeps it (one session per
+    // terminal type).
+    return login(email, password, { terminalType: "android", terminalName: "Test phone" });
   }
 
   async function login(loginName: string, loginPwd: string, extra: Record<string, string> = {}) {

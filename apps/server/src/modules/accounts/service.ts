@@ -1,3 +1,4 @@
+import { LOGOUT_REASON, type LogoutReason } from "@keyway/protocol";
 import {
   type Brand,
   type CodePurpose,
@@ -70,8 +71,18 @@ export function createAccountService(deps: {
   db: Db;
   clock: Clock;
   verification: VerificationService;
+  /** Terminals whose session ended because of something done elsewhere (push a logout). */
+  onTerminalsEnded?: (terminalIds: number[], reason: LogoutReason, loginIp: string) => void;
 }) {
   const { db, clock, verification } = deps;
+  const ended = (rows: { id: number }[], reason: LogoutReason, ip = "") => {
+    if (rows.length)
+      deps.onTerminalsEnded?.(
+        rows.map((r) => r.id),
+        reason,
+        ip,
+      );
+  };
 
   const whereAccount = (ref: AccountRef) =>
     ref.channel === "email"
@@ -188,7 +199,8 @@ export function createAccountService(deps: {
       : SESSION_TOKEN_HOURS * 3600_000;
     const expiresAt = new Date(now.getTime() + lifetimeMs);
     const uuid = input.terminal.uuid || `anon-${hashToken(token).slice(0, 16)}`;
-    await db.transaction(async (tx) => {
+    const type = input.terminal.type || "web";
+    const replaced = await db.transaction(async (tx) => {
       await tx
         .update(users)
         .set({ failedLogins: 0, failedLoginsSince: null, lockedUntil: null })
@@ -203,18 +215,28 @@ export function createAccountService(deps: {
             or(eq(terminals.uuid, uuid), lte(terminals.expiresAt, now)),
           ),
         );
+      // One live session per kind of terminal (web, phone app, TV): a login elsewhere ends
+      // the other one, which is told over the push channel (SPEC §4).
+      const others = await tx
+        .delete(terminals)
+        .where(
+          and(eq(terminals.userId, user.id), eq(terminals.type, type), ne(terminals.uuid, uuid)),
+        )
+        .returning({ id: terminals.id });
       await tx.insert(terminals).values({
         userId: user.id,
         tokenHash: hashToken(token),
         uuid,
-        type: input.terminal.type || "web",
+        type,
         name: input.terminal.name || "Unknown terminal",
         os: input.terminal.os ?? "",
         ip: context.ip,
         loginTime: now,
         expiresAt,
       });
+      return others;
     });
+    ended(replaced, LOGOUT_REASON.loginElsewhere, context.ip);
     return {
       result: {
         token,
@@ -285,13 +307,17 @@ export function createAccountService(deps: {
     if (!user?.activatedAt) throw fail("ACCOUNT_NOT_FOUND");
     const passwordHash = await hashPassword(password);
     await verification.check(asTarget(account), "reset", code, { consume: true });
-    await db.transaction(async (tx) => {
+    const removed = await db.transaction(async (tx) => {
       await tx
         .update(users)
         .set({ passwordHash, failedLogins: 0, lockedUntil: null })
         .where(eq(users.id, user.id));
-      await tx.delete(terminals).where(eq(terminals.userId, user.id));
+      return tx
+        .delete(terminals)
+        .where(eq(terminals.userId, user.id))
+        .returning({ id: terminals.id });
     });
+    ended(removed, LOGOUT_REASON.passwordChanged);
   }
 
   async function changeName(userId: number, name: string) {
@@ -330,13 +356,15 @@ export function createAccountService(deps: {
     const user = await requireUser(caller.userId);
     if (!(await verifyPassword(user.passwordHash, oldPassword))) throw fail("PASSWORD_ERROR");
     const passwordHash = await hashPassword(newPassword);
-    await db.transaction(async (tx) => {
+    const removed = await db.transaction(async (tx) => {
       await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
       // Other terminals must log in again with the new password.
-      await tx
+      return tx
         .delete(terminals)
-        .where(and(eq(terminals.userId, user.id), ne(terminals.id, caller.terminalId)));
+        .where(and(eq(terminals.userId, user.id), ne(terminals.id, caller.terminalId)))
+        .returning({ id: terminals.id });
     });
+    ended(removed, LOGOUT_REASON.passwordChanged);
   }
 
   async function setHideMap(userId: number, hideMap: boolean) {
@@ -376,6 +404,7 @@ export function createAccountService(deps: {
       .where(and(eq(terminals.id, terminalId), eq(terminals.userId, userId)))
       .returning({ id: terminals.id });
     if (deleted.length === 0) throw fail("TERMINAL_NOT_FOUND");
+    ended(deleted, LOGOUT_REASON.terminalRemoved);
   }
 
   async function verifyCurrentPassword(userId: number, password: string) {
@@ -385,7 +414,12 @@ export function createAccountService(deps: {
 
   async function deleteAccount(userId: number, password: string) {
     await verifyCurrentPassword(userId, password);
+    const sessions = await db
+      .select({ id: terminals.id })
+      .from(terminals)
+      .where(eq(terminals.userId, userId));
     await db.delete(users).where(eq(users.id, userId));
+    ended(sessions, LOGOUT_REASON.accountDeleted);
   }
 
   async function emailInUse(email: string): Promise<boolean> {

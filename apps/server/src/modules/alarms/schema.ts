@@ -29,6 +29,8 @@ export const alarms = pgTable(
     time: timestamp("time", { withTimezone: true }).notNull(),
     timeZone: text("time_zone").notNull().default("UTC"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
+    confirmedBy: integer("confirmed_by"),
   },
   (t) => [
     uniqueIndex("alarms_device_uid_key").on(t.deviceId, t.uid),

@@ -72,11 +72,15 @@ export const deviceLinks = pgTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["akey", "bkey", "user"] }).notNull(),
+    /** akey owner, bkey administrator, user ordinary (bound) user, visitor white-list visitor. */
+    role: text("role", { enum: ["akey", "bkey", "user", "visitor"] }).notNull(),
     name: text("name").notNull(),
     alias: text("alias").notNull().default(""),
     remark: text("remark").notNull().default(""),
     groupId: integer("group_id").references(() => deviceGroups.id, { onDelete: "set null" }),
+    /** SPEC §6 member levels: read and write (true) or read-only; alarm (true) or no-alarm. */
+    canWrite: boolean("can_write").notNull().default(true),
+    receivesAlarms: boolean("receives_alarms").notNull().default(true),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
   (t) => [

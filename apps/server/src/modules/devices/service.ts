@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import type { CommandPayload } from "@keyway/protocol";
 import {
+  AUDIT_STATE,
   type DeviceGroup,
   type DeviceRoleInfo,
   GROUP_LIMIT,
@@ -16,6 +17,7 @@ import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashPassword, hashToken, verifyPassword } from "../../infra/crypto.ts";
+import { accessRequests, blackList, visitGrants } from "../access/schema.ts";
 import { enterpriseDevices } from "../enterprises/schema.ts";
 import { type Device, type DeviceLink, deviceGroups, deviceLinks, devices } from "./schema.ts";
 
@@ -33,7 +35,12 @@ export function newMachineCode(): string {
   return `KW-${randomFrom(CODE_ALPHABET, 5)}-${randomFrom(CODE_ALPHABET, 5)}`;
 }
 
-const AUTHORITY: Record<DeviceLink["role"], LimitAuthority> = { akey: 3, bkey: 2, user: 2 };
+const AUTHORITY: Record<DeviceLink["role"], LimitAuthority> = {
+  akey: 3,
+  bkey: 2,
+  user: 2,
+  visitor: 2,
+};
 
 /** The device columns a Machine shows: lists select only these (never the hashes). */
 export const machineColumns = {
@@ -108,6 +115,8 @@ export function createDeviceService(deps: {
   clock: Clock;
   /** Delivers a command to a device (the gateway); absent in tools like the CLI. */
   sendCommand?: (machineCode: string, command: CommandPayload) => Promise<void>;
+  /** Told when identities on a device end (remote access closes streams). */
+  onRightsChanged?: (deviceId: number, userId?: number) => void;
 }) {
   const { db, clock } = deps;
 
@@ -314,11 +323,33 @@ export function createDeviceService(deps: {
         .where(eq(devices.id, deviceId));
       throw fail(device ? "DELETE_MACHINE_NOT_BOUND" : "DELETE_MACHINE_GONE");
     }
-    if (link.role === "akey") {
-      await db.delete(deviceLinks).where(eq(deviceLinks.deviceId, deviceId));
-    } else {
-      await db.delete(deviceLinks).where(eq(deviceLinks.id, link.id));
-    }
+    await db.transaction(async (tx) => {
+      if (link.role === "akey") {
+        // Unbound: no identity, visit time, black list or open request survives the owner.
+        await tx.delete(deviceLinks).where(eq(deviceLinks.deviceId, deviceId));
+        await tx.delete(visitGrants).where(eq(visitGrants.deviceId, deviceId));
+        await tx.delete(blackList).where(eq(blackList.deviceId, deviceId));
+        await tx
+          .update(accessRequests)
+          .set({ state: AUDIT_STATE.refusedByAkey, updatedAt: clock.now() })
+          .where(
+            and(
+              eq(accessRequests.deviceId, deviceId),
+              inArray(accessRequests.state, [
+                AUDIT_STATE.pending,
+                AUDIT_STATE.akeyPassedWaitingBkey,
+                AUDIT_STATE.bkeyPassedWaitingAkey,
+              ]),
+            ),
+          );
+      } else {
+        await tx.delete(deviceLinks).where(eq(deviceLinks.id, link.id));
+        await tx
+          .delete(visitGrants)
+          .where(and(eq(visitGrants.deviceId, deviceId), eq(visitGrants.userId, userId)));
+      }
+    });
+    deps.onRightsChanged?.(deviceId, link.role === "akey" ? undefined : userId);
   }
 
   async function state(userId: number, code: string) {
@@ -396,6 +427,7 @@ export function createDeviceService(deps: {
     if (open !== undefined) {
       if (row.link.role !== "akey") throw fail("DEVICE_NO_PERMISSION");
       await db.update(devices).set({ cloudService: open }).where(eq(devices.id, deviceId));
+      if (!open) deps.onRightsChanged?.(deviceId);
       await deps.sendCommand?.(row.device.code, { type: "cloudSwitch", open });
     }
     const current = open ?? row.device.cloudService;

@@ -1,0 +1,316 @@
+import {
+  type DeviceAudit,
+  type DeviceInform,
+  PUSH_SCENES,
+  type PushMessage,
+} from "@keyway/protocol";
+import {
+  type AccessRequestView,
+  type AuditState,
+  type Lang,
+  MESSAGE_TYPE,
+  type MessageBox,
+  type MessageType,
+  type MessageView,
+  messageTitle,
+} from "@keyway/shared";
+import { and, count, desc, eq, inArray, isNull, ne, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { fail } from "../../http/envelope.ts";
+import type { Clock } from "../../infra/clock.ts";
+import { deviceLinks, devices } from "../devices/schema.ts";
+import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
+import { type MessageRow, messages } from "./schema.ts";
+
+/** What a message centre change tells the user's open sockets (mapped to push scenes). */
+export type PushEvent =
+  | {
+      kind: "audit";
+      of: "visit" | "bind";
+      deviceCode: string;
+      deviceId: number;
+      isResult: 0 | 1;
+      auditState: number;
+      totalUnreadMsg: number;
+    }
+  | {
+      kind: "inform";
+      of: "alarm" | "voice" | "projectAlarm";
+      deviceCode: string;
+      deviceId: number;
+      totalUnreadMsg: number;
+    };
+
+const INFORM_SCENES = {
+  alarm: PUSH_SCENES.deviceAlarm,
+  voice: PUSH_SCENES.deviceVoice,
+  projectAlarm: PUSH_SCENES.projectAlarm,
+} as const;
+
+/** The push channel frame (SPEC §4 scenes) of a message centre event. */
+export function toPushMessage(event: PushEvent): PushMessage {
+  const { kind: _kind, of, ...body } = event;
+  if (event.kind === "audit") {
+    const scene = of === "visit" ? PUSH_SCENES.deviceVisit : PUSH_SCENES.deviceBind;
+    return { scene, body: body as DeviceAudit };
+  }
+  return { scene: INFORM_SCENES[event.of], body: body as DeviceInform };
+}
+
+export interface NewMessage {
+  userId: number;
+  box: MessageBox;
+  type: MessageType;
+  deviceId?: number | null;
+  requestId?: number | null;
+  alarmId?: number | null;
+  content?: string;
+  params?: Record<string, string | number>;
+}
+
+/** Access requests as the message centre shows them, from the access module. */
+export type DescribeRequests = (
+  requestIds: number[],
+  viewerId: number,
+) => Promise<Map<number, { view: AccessRequestView; canReply: boolean }>>;
+
+export type MessageService = ReturnType<typeof createMessageService>;
+
+/**
+ * The message centre: inbox and outbox per user. A message is written (by the caller's
+ * transaction) before anything is pushed; pushes carry the new unread total.
+ */
+export function createMessageService(deps: {
+  db: Db;
+  clock: Clock;
+  push: (userId: number, message: PushMessage) => void;
+  describeRequests: DescribeRequests;
+}) {
+  const { db, clock } = deps;
+
+  /** Writes messages inside the caller's transaction (or on their own). */
+  async function write(items: NewMessage[], tx: Db = db): Promise<MessageRow[]> {
+    if (items.length === 0) return [];
+    const now = clock.now();
+    return tx
+      .insert(messages)
+      .values(
+        items.map((m) => ({
+          userId: m.userId,
+          box: m.box,
+          type: m.type,
+          deviceId: m.deviceId ?? null,
+          requestId: m.requestId ?? null,
+          alarmId: m.alarmId ?? null,
+          content: m.content ?? "",
+          params: m.params ?? {},
+          createdAt: now,
+        })),
+      )
+      .returning();
+  }
+
+  async function totalUnread(userId: number): Promise<number> {
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(messages)
+      .where(and(eq(messages.userId, userId), eq(messages.box, "inbox"), isNull(messages.readAt)));
+    return n;
+  }
+
+  /** Pushes an event to each user with their current unread total (after the write committed). */
+  async function announce(
+    userIds: Iterable<number>,
+    event: (totalUnreadMsg: number) => PushEvent,
+  ): Promise<void> {
+    for (const userId of new Set(userIds)) {
+      deps.push(userId, toPushMessage(event(await totalUnread(userId))));
+    }
+  }
+
+  async function views(rows: MessageRow[], viewerId: number, lang: Lang): Promise<MessageView[]> {
+    const requestIds = [...new Set(rows.map((r) => r.requestId).filter((id) => id !== null))];
+    const requests = requestIds.length
+      ? await deps.describeRequests(requestIds, viewerId)
+      : new Map<number, { view: AccessRequestView; canReply: boolean }>();
+    const deviceIds = [...new Set(rows.map((r) => r.deviceId).filter((id) => id !== null))];
+    const codes = new Map(
+      deviceIds.length
+        ? (
+            await db
+              .select({ id: devices.id, code: devices.code })
+              .from(devices)
+              .where(inArray(devices.id, deviceIds))
+          ).map((d) => [d.id, d.code])
+        : [],
+    );
+    return rows.map((r) => {
+      const request = r.requestId ? requests.get(r.requestId) : undefined;
+      const auditState: AuditState | null = request ? request.view.auditState : null;
+      return {
+        id: r.id,
+        type: r.type as MessageType,
+        box: r.box,
+        read: r.readAt !== null,
+        title: messageTitle(r.type, r.params, lang),
+        content: r.content,
+        machine_id: r.deviceId,
+        machine_code: r.deviceId ? (codes.get(r.deviceId) ?? "") : "",
+        request: request?.view ?? null,
+        canReply: r.box === "inbox" && (request?.canReply ?? false),
+        alarm_id: r.alarmId,
+        isResult: request?.view.isResult ?? 0,
+        auditState,
+        created_at: r.createdAt.toISOString(),
+      };
+    });
+  }
+
+  function ofUser(userId: number, box: MessageBox, extra: (SQL | undefined)[] = []) {
+    return and(eq(messages.userId, userId), eq(messages.box, box), ...extra);
+  }
+
+  async function page(
+    userId: number,
+    lang: Lang,
+    q: { box: MessageBox; type?: number; unread?: number; page: number; pageSize: number },
+  ) {
+    const where = ofUser(userId, q.box, [
+      q.type !== undefined ? eq(messages.type, q.type) : undefined,
+      q.unread === 1 ? isNull(messages.readAt) : undefined,
+    ]);
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select()
+        .from(messages)
+        .where(where)
+        .orderBy(desc(messages.id))
+        .limit(q.pageSize)
+        .offset((q.page - 1) * q.pageSize),
+      db.select({ total: count() }).from(messages).where(where),
+    ]);
+    return { list: await views(rows, userId, lang), total };
+  }
+
+  async function requireMessage(userId: number, id: number): Promise<MessageRow> {
+    const [row] = await db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.id, id), eq(messages.userId, userId)))
+      .limit(1);
+    // Another user's message and a missing one look the same.
+    if (!row) throw fail("MESSAGE_NOT_FOUND");
+    return row;
+  }
+
+  /** One message, marked read on the way. */
+  async function detail(userId: number, id: number, lang: Lang): Promise<MessageView> {
+    const row = await requireMessage(userId, id);
+    if (!row.readAt) {
+      row.readAt = clock.now();
+      await db.update(messages).set({ readAt: row.readAt }).where(eq(messages.id, id));
+    }
+    const [view] = await views([row], userId, lang);
+    return view;
+  }
+
+  async function markRead(userId: number, q: { id?: number; box: MessageBox }) {
+    if (q.id !== undefined) await requireMessage(userId, q.id);
+    await db
+      .update(messages)
+      .set({ readAt: clock.now() })
+      .where(
+        ofUser(userId, q.box, [
+          isNull(messages.readAt),
+          q.id !== undefined ? eq(messages.id, q.id) : undefined,
+        ]),
+      );
+    return { totalUnreadMsg: await totalUnread(userId) };
+  }
+
+  async function clear(userId: number, q: { id?: number; box: MessageBox }) {
+    if (q.id !== undefined) await requireMessage(userId, q.id);
+    await db
+      .delete(messages)
+      .where(ofUser(userId, q.box, [q.id !== undefined ? eq(messages.id, q.id) : undefined]));
+    return { totalUnreadMsg: await totalUnread(userId) };
+  }
+
+  /** The request a message of this user refers to (replies from the message centre). */
+  async function requestOf(userId: number, id: number): Promise<number> {
+    const row = await requireMessage(userId, id);
+    if (!row.requestId) throw fail("REQUEST_NOT_FOUND");
+    return row.requestId;
+  }
+
+  /**
+   * An alarm the gateway stored becomes an inbox message for everyone on the device who
+   * takes alarms: personal members (not visitors) and the enterprise members of its lists.
+   */
+  async function alarmRaised(alarm: { id: number; deviceId: number; content: string }) {
+    const [personal, enterprise, [device]] = await Promise.all([
+      db
+        .select({ userId: deviceLinks.userId, name: deviceLinks.name })
+        .from(deviceLinks)
+        .where(
+          and(
+            eq(deviceLinks.deviceId, alarm.deviceId),
+            eq(deviceLinks.receivesAlarms, true),
+            ne(deviceLinks.role, "visitor"),
+          ),
+        ),
+      db
+        .select({
+          userId: enterpriseMembers.userId,
+          name: enterpriseDevices.name,
+          type: enterpriseDevices.type,
+          kind: enterpriseMembers.kind,
+          isAdmin: enterpriseMembers.isAdmin,
+        })
+        .from(enterpriseDevices)
+        .innerJoin(
+          enterpriseMembers,
+          eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
+        )
+        .where(eq(enterpriseDevices.deviceId, alarm.deviceId)),
+      db.select({ code: devices.code }).from(devices).where(eq(devices.id, alarm.deviceId)),
+    ]);
+    if (!device) return;
+    const names = new Map<number, string>();
+    for (const e of enterprise) {
+      const sees = e.isAdmin || (e.type === 1 ? e.kind === "member" : e.kind === "maintenance");
+      if (sees) names.set(e.userId, e.name);
+    }
+    for (const p of personal) names.set(p.userId, p.name);
+    await write(
+      [...names].map(([userId, name]) => ({
+        userId,
+        box: "inbox" as const,
+        type: MESSAGE_TYPE.alarm,
+        deviceId: alarm.deviceId,
+        alarmId: alarm.id,
+        content: alarm.content,
+        params: { device: name || device.code },
+      })),
+    );
+    await announce(names.keys(), (totalUnreadMsg) => ({
+      kind: "inform",
+      of: "alarm",
+      deviceCode: device.code,
+      deviceId: alarm.deviceId,
+      totalUnreadMsg,
+    }));
+  }
+
+  return {
+    write,
+    announce,
+    totalUnread,
+    page,
+    detail,
+    markRead,
+    clear,
+    requestOf,
+    alarmRaised,
+  };
+}
