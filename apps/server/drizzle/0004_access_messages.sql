@@ -59,6 +59,8 @@ CREATE TABLE "messages" (
 --> statement-breakpoint
 ALTER TABLE "alarms" ADD COLUMN "confirmed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "alarms" ADD COLUMN "confirmed_by" integer;--> statement-breakpoint
+ALTER TABLE "alarms" ADD COLUMN "messaged_at" timestamp with time zone;--> statement-breakpoint
+UPDATE "alarms" SET "messaged_at" = "created_at";--> statement-breakpoint
 ALTER TABLE "device_links" ADD COLUMN "can_write" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "device_links" ADD COLUMN "receives_alarms" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "access_request_steps" ADD CONSTRAINT "access_request_steps_request_id_access_requests_id_fk" FOREIGN KEY ("request_id") REFERENCES "public"."access_requests"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

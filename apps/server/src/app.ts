@@ -184,6 +184,11 @@ export async function buildApp(deps: AppDeps) {
     messageRoutes(api, { messages, auth });
   });
 
+  // Alarms stored just before a stop are told now (their messages were not yet written).
+  app.addHook("onReady", async () => {
+    messages.catchUpAlarms().catch((error) => app.log.error({ err: error }, "alarm catch-up"));
+  });
+
   await serveWeb(app, config.WEB_DIST);
   app.addHook("onClose", async () => {
     await push.close();

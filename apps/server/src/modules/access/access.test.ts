@@ -533,6 +533,25 @@ describe("authority centre", () => {
     expect(memberTypes).not.toContain(MESSAGE_TYPE.alarm);
   });
 
+  it("tells an alarm stored before a stop once, when the server catches up", async () => {
+    const { owner, machineID } = await ownedDevice();
+    // Stored by the gateway, then the process stopped before any message was written.
+    await h.db.insert(alarms).values({
+      deviceId: machineID,
+      uid: `r${seq}`,
+      type: "raise",
+      content: "Pressure low",
+      time: h.clock.now(),
+      createdAt: h.clock.now(),
+    });
+    expect(await h.app.services.messages.catchUpAlarms()).toBeGreaterThanOrEqual(1);
+    expect(await h.app.services.messages.catchUpAlarms()).toBe(0);
+    const told = (await inbox(owner)).list.filter(
+      (m: { content: string }) => m.content === "Pressure low",
+    );
+    expect(told).toHaveLength(1);
+  });
+
   it("transfers the device: the new Akey owns it, the old one stays as Bkey", async () => {
     const { owner, machineID } = await ownedDevice();
     const heir = await person("Heir");

@@ -31,6 +31,8 @@ export const alarms = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     confirmedBy: integer("confirmed_by"),
+    /** When the alarm's inbox messages were written (null: still to do, e.g. after a crash). */
+    messagedAt: timestamp("messaged_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("alarms_device_uid_key").on(t.deviceId, t.uid),

@@ -18,6 +18,7 @@ import { and, count, desc, eq, inArray, isNull, ne, type SQL } from "drizzle-orm
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
+import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
 import { type MessageRow, messages } from "./schema.ts";
@@ -282,17 +283,29 @@ export function createMessageService(deps: {
       if (sees) names.set(e.userId, e.name);
     }
     for (const p of personal) names.set(p.userId, p.name);
-    await write(
-      [...names].map(([userId, name]) => ({
-        userId,
-        box: "inbox" as const,
-        type: MESSAGE_TYPE.alarm,
-        deviceId: alarm.deviceId,
-        alarmId: alarm.id,
-        content: alarm.content,
-        params: { device: name || device.code },
-      })),
-    );
+    const written = await db.transaction(async (tx) => {
+      // Claiming the alarm and writing its messages commit together: each alarm is told once.
+      const claimed = await tx
+        .update(alarms)
+        .set({ messagedAt: clock.now() })
+        .where(and(eq(alarms.id, alarm.id), isNull(alarms.messagedAt)))
+        .returning({ id: alarms.id });
+      if (claimed.length === 0) return false;
+      await write(
+        [...names].map(([userId, name]) => ({
+          userId,
+          box: "inbox" as const,
+          type: MESSAGE_TYPE.alarm,
+          deviceId: alarm.deviceId,
+          alarmId: alarm.id,
+          content: alarm.content,
+          params: { device: name || device.code },
+        })),
+        tx,
+      );
+      return true;
+    });
+    if (!written) return;
     await announce(names.keys(), (totalUnreadMsg) => ({
       kind: "inform",
       of: "alarm",
@@ -302,7 +315,20 @@ export function createMessageService(deps: {
     }));
   }
 
+  /** Alarms stored but not yet told (the process stopped in between): told now, oldest first. */
+  async function catchUpAlarms(limit = 500): Promise<number> {
+    const pending = await db
+      .select({ id: alarms.id, deviceId: alarms.deviceId, content: alarms.content })
+      .from(alarms)
+      .where(isNull(alarms.messagedAt))
+      .orderBy(alarms.id)
+      .limit(limit);
+    for (const alarm of pending) await alarmRaised(alarm);
+    return pending.length;
+  }
+
   return {
+    catchUpAlarms,
     write,
     announce,
     totalUnread,
