@@ -199,6 +199,24 @@ export function accessRoutes(
   );
 
   r.post(
+    "/api/admin/alarmMsgSelect",
+    {
+      schema: {
+        tags,
+        summary: "Who on the device takes alarms (members with their alarm level)",
+        body: z.object({ machineID: idField }),
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const list = (await access.members(actorOf(request), request.body.machineID)).filter(
+        (m) => m.role !== "visitor",
+      );
+      return ok({ list, total: list.length });
+    },
+  );
+
+  r.post(
     "/api/device/v1/admin/visit/detail/page",
     {
       schema: { tags, summary: "The white list: every visit grant, paged", body: visitDetailBody },
