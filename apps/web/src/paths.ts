@@ -8,6 +8,8 @@ export const PATHS = {
   backManage: "/backManage",
   administrateCenter: "/administrateCenter",
   safety: "/safety",
+  /** Message centre: ?box=inbox|outbox. */
+  msgCenter: "/msgCenter",
   /** Devices; the personal list uses listType=list. */
   index: "/index",
   /** Enterprise (type=1) and maintenance (type=2) devices of the current enterprise. */

@@ -11,6 +11,7 @@ import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
 import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
+import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
 import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
 import { LANDING_ROUTE, PATHS } from "./paths.ts";
@@ -23,6 +24,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.index, element: <DeviceListPage /> },
   { path: PATHS.device, element: <EnterpriseDevicePage /> },
   { path: PATHS.safety, element: <SafetyPage /> },
+  { path: PATHS.msgCenter, element: <MsgCenterPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 

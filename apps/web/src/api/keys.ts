@@ -1,5 +1,6 @@
 import type { MachineSelectQuery } from "./devices.ts";
 import type { EnterpriseDeviceQuery, EnterpriseDeviceType } from "./enterprises.ts";
+import type { MessagePageQuery } from "./messages.ts";
 import type { PageQuery } from "./operator.ts";
 
 /** react-query keys in one place. */
@@ -18,6 +19,7 @@ export const queryKeys = {
   /** Online state of all the caller's devices (polled by the list and the detail). */
   deviceStates: ["devices", "states"] as const,
   deviceAlarms: (code: string, page: number) => ["devices", "alarms", code, page] as const,
+  deviceAlarmsAll: (code: string) => ["devices", "alarms", code] as const,
   deviceLocation: (id: number) => ["devices", "location", id] as const,
   icons: ["icons"] as const,
 
@@ -38,6 +40,21 @@ export const queryKeys = {
   adminDevices: (eid: number, type: EnterpriseDeviceType) =>
     ["admin", eid, "devices", type] as const,
   adminAll: (eid: number) => ["admin", eid] as const,
+
+  /** Everything of the message centre (pushes invalidate it all). */
+  messagesAll: ["messages"] as const,
+  messagePages: ["messages", "page"] as const,
+  messages: (query: MessagePageQuery) => ["messages", "page", query] as const,
+  message: (id: number) => ["messages", "detail", id] as const,
+  totalUnread: ["messages", "unread"] as const,
+  auditProcess: (query: { requestId?: number; msgId?: number }) =>
+    ["messages", "audit", query] as const,
+
+  /** A device's authority centre. */
+  authorityAll: (machineId: number) => ["authority", machineId] as const,
+  authority: (machineId: number, part: "members" | "valid" | "black") =>
+    ["authority", machineId, part] as const,
+  whiteList: (machineId: number, page: number) => ["authority", machineId, "white", page] as const,
 
   registry: (query: PageQuery) => ["operator", "registry", query] as const,
   registryAll: ["operator", "registry"] as const,

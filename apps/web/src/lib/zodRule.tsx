@@ -35,3 +35,19 @@ export function useZodRule(schema: z.ZodType) {
 export function parseForm<S extends z.ZodType>(schema: S, values: unknown): z.output<S> {
   return schema.parse(values);
 }
+
+/**
+ * A rule for a control whose value is not a schema field as such (a composite input, or a
+ * field validated by one field schema of the shared contract): `toInput` maps the control's
+ * value to what `schema` parses; the first issue's message key is shown, localized.
+ */
+export function zodValueRule<V>(schema: z.ZodType, toInput: (value: V) => unknown): FormRule {
+  return {
+    validator: async (_rule, value: V) => {
+      const result = schema.safeParse(toInput(value));
+      if (result.success) return;
+      const key = result.error.issues[0]?.message ?? "v.required";
+      return Promise.reject(<ValidationText messageKey={key} />);
+    },
+  };
+}

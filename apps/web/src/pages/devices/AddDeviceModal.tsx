@@ -1,6 +1,8 @@
-import { machineAddBody } from "@keyway/shared";
+import { type AccessKind, HW, machineAddBody, type ScanCodeResult } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { App, Form, Input } from "antd";
+import { Alert, App, Button, Form, Input, Space } from "antd";
+import { useEffect, useState } from "react";
+import { accessApi } from "../../api/access.ts";
 import { devicesApi, type MachineAddPayload } from "../../api/devices.ts";
 import { ApiError } from "../../api/errors.ts";
 import { useGroups } from "../../api/hooks.ts";
@@ -19,8 +21,18 @@ const FIELD_OF_CODE: Record<string, keyof MachineAddPayload> = {
   "04011101": "machineGroupID",
 };
 
-/** Add a personal device by machine code and device password (SPEC §1, §7 /machine/add). */
-export function AddDeviceModal(props: { open: boolean; onClose: () => void; groupId?: number }) {
+/**
+ * Add a personal device by machine code and device password (SPEC §1, §7 /machine/add). A
+ * device that already has an Akey (04010112) is looked up (scanCodeCheck) and the dialog
+ * offers to ask its owner for a visit or a bind instead.
+ */
+export function AddDeviceModal(props: {
+  open: boolean;
+  onClose: () => void;
+  groupId?: number;
+  /** "Already added": the user chose to ask for a visit or a bind. */
+  onRequest?: (device: ScanCodeResult, kind: AccessKind) => void;
+}) {
   const { t } = useLang();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
@@ -28,6 +40,21 @@ export function AddDeviceModal(props: { open: boolean; onClose: () => void; grou
   const rule = useZodRule(machineAddBody);
   const groups = useGroups(props.open);
   const add = useMutation({ mutationFn: devicesApi.add, meta: { silent: true } });
+  const [taken, setTaken] = useState<{ device: ScanCodeResult; message: string } | null>(null);
+
+  useEffect(() => {
+    if (!props.open) setTaken(null);
+  }, [props.open]);
+
+  const lookUp = async (machineCode: string, error: ApiError) => {
+    try {
+      const device = await accessApi.scanCodeCheck(machineCode);
+      setTaken({ device, message: error.message });
+    } catch (lookupError) {
+      form.setFields([{ name: "machineCode", errors: [error.message] }]);
+      showError(lookupError);
+    }
+  };
 
   return (
     <FormModal
@@ -45,11 +72,19 @@ export function AddDeviceModal(props: { open: boolean; onClose: () => void; grou
         requiredMark={false}
         preserve={false}
         initialValues={{ machineGroupID: props.groupId ?? 0 }}
+        onValuesChange={(changed) => {
+          if ("machineCode" in changed) setTaken(null);
+        }}
         onFinish={async (values) => {
           const body = parseForm(machineAddBody, values);
+          setTaken(null);
           try {
             await add.mutateAsync({ ...body, machineGroupID: body.machineGroupID || undefined });
           } catch (error) {
+            if (error instanceof ApiError && error.is(HW.DEVICE_ALREADY_ADDED.code)) {
+              await lookUp(body.machineCode, error);
+              return;
+            }
             const field =
               error instanceof ApiError && error.hwcode !== null
                 ? FIELD_OF_CODE[String(error.hwcode)]
@@ -77,6 +112,45 @@ export function AddDeviceModal(props: { open: boolean; onClose: () => void; grou
             className="kw-code-input"
           />
         </Form.Item>
+        {taken && (
+          <Alert
+            type="warning"
+            showIcon
+            className="kw-mb"
+            title={taken.message}
+            description={
+              <>
+                <div className="kw-mb-xs">
+                  {taken.device.blacklisted
+                    ? t("access.request.blacklisted")
+                    : taken.device.role !== "none"
+                      ? t("access.takenIdentity", {
+                          identity: t(`device.identity.${taken.device.role}`),
+                        })
+                      : t("access.takenHint")}
+                </div>
+                <Space wrap>
+                  <Button
+                    size="small"
+                    type="primary"
+                    onClick={() => props.onRequest?.(taken.device, "visit")}
+                    data-testid="device-add-request-visit"
+                  >
+                    {t("access.requestVisit")}
+                  </Button>
+                  <Button
+                    size="small"
+                    onClick={() => props.onRequest?.(taken.device, "bind")}
+                    data-testid="device-add-request-bind"
+                  >
+                    {t("access.requestBind")}
+                  </Button>
+                </Space>
+              </>
+            }
+            data-testid="device-add-taken"
+          />
+        )}
         <Form.Item name="machinePwd" label={t("device.password")} rules={[rule("machinePwd")]}>
           <Input.Password
             data-testid="device-add-password"

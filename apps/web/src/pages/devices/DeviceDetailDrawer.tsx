@@ -1,11 +1,13 @@
+import { SafetyOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { Button, Drawer, Flex, Skeleton, Tabs, Typography } from "antd";
-import { useState } from "react";
+import { Button, Drawer, Flex, Skeleton, Space, Tabs, Typography } from "antd";
+import { useEffect, useState } from "react";
 import { devicesApi } from "../../api/devices.ts";
 import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
+import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
 import { DeviceAlarms } from "./DeviceAlarms.tsx";
 import { DeviceLocation } from "./DeviceLocation.tsx";
@@ -17,7 +19,7 @@ import {
 import { IdentityTag, LastSeen, StateBadge } from "./MachineParts.tsx";
 import { withLiveState } from "./machine.ts";
 
-type DetailTab = "info" | "alarms" | "location";
+export type DetailTab = "info" | "alarms" | "location";
 
 /**
  * Device detail (SPEC §2 "device detail with alarms, location and cloud switch"): live state
@@ -29,11 +31,18 @@ export function DeviceDetailDrawer(props: {
   machine: Machine | null;
   onClose: () => void;
   onEdit?: (machine: Machine) => void;
+  /** The tab to open on (the new-alarm pop-up opens "alarms"). */
+  initialTab?: DetailTab;
 }) {
   const { t } = useLang();
   const id = props.machine?.machine_id ?? 0;
   const open = props.machine !== null;
-  const [tab, setTab] = useState<DetailTab>("info");
+  const [tab, setTab] = useState<DetailTab>(props.initialTab ?? "info");
+  const [authorityOpen, setAuthorityOpen] = useState(false);
+  const initialTab = props.initialTab ?? "info";
+  useEffect(() => {
+    if (open && id > 0) setTab(initialTab);
+  }, [open, id, initialTab]);
   const detail = useQuery({
     queryKey: queryKeys.deviceDetail(id),
     queryFn: () => devicesApi.detail(id),
@@ -54,23 +63,40 @@ export function DeviceDetailDrawer(props: {
   const identity = role.data?.role ?? machine?.role;
   const isAkey = identity === "akey";
   const canWrite = identity === "akey" || identity === "bkey";
+  // The authority centre is the Akey's and the Bkeys' (SPEC §6).
+  const manages = role.data?.role === "akey" || role.data?.role === "bkey";
 
   return (
     <Drawer
       open={open}
       onClose={props.onClose}
       afterOpenChange={(visible) => {
-        if (!visible) setTab("info");
+        if (!visible) {
+          setTab("info");
+          setAuthorityOpen(false);
+        }
       }}
       size={600}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
-        machine &&
-        props.onEdit && (
-          <Button onClick={() => props.onEdit?.(machine)} data-testid="device-detail-edit">
-            {t("common.edit")}
-          </Button>
+        machine && (
+          <Space>
+            {manages && (
+              <Button
+                icon={<SafetyOutlined />}
+                onClick={() => setAuthorityOpen(true)}
+                data-testid="device-authority-open"
+              >
+                {t("authority.open")}
+              </Button>
+            )}
+            {props.onEdit && (
+              <Button onClick={() => props.onEdit?.(machine)} data-testid="device-detail-edit">
+                {t("common.edit")}
+              </Button>
+            )}
+          </Space>
         )
       }
       data-testid="device-detail-drawer"
@@ -129,7 +155,13 @@ export function DeviceDetailDrawer(props: {
               {
                 key: "alarms",
                 label: <span data-testid="device-detail-tab-alarms">{t("device.tabAlarms")}</span>,
-                children: <DeviceAlarms machineCode={machine.machine_code} />,
+                children: (
+                  <DeviceAlarms
+                    machineCode={machine.machine_code}
+                    machineId={machine.machine_id}
+                    canConfirmAll={isAkey}
+                  />
+                ),
               },
               {
                 key: "location",
@@ -141,6 +173,14 @@ export function DeviceDetailDrawer(props: {
             ]}
           />
         </Flex>
+      )}
+      {machine && manages && (
+        <AuthorityDrawer
+          open={authorityOpen}
+          machine={machine}
+          identity={role.data?.role === "akey" ? "akey" : "bkey"}
+          onClose={() => setAuthorityOpen(false)}
+        />
       )}
     </Drawer>
   );

@@ -21,10 +21,11 @@ import {
   Typography,
 } from "antd";
 import { useEffect, useMemo, useState } from "react";
-import { Navigate } from "react-router";
+import { Navigate, useSearchParams } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
 import { useGroups, useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { showError } from "../../api/queryClient.ts";
 import { useLang } from "../../i18n/index.ts";
 import { safeStorage } from "../../lib/storage.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
@@ -33,7 +34,7 @@ import { enterpriseDevicePath } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { AddDeviceModal } from "./AddDeviceModal.tsx";
 import { DeviceCards } from "./DeviceCards.tsx";
-import { DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
+import { type DetailTab, DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
 import { EditDeviceModal } from "./EditDeviceModal.tsx";
 import { GroupsModal } from "./GroupsModal.tsx";
 import { IdentityTag } from "./MachineParts.tsx";
@@ -46,6 +47,7 @@ import {
   useGroupFilterOptions,
   useMachineColumns,
 } from "./machineColumns.tsx";
+import { type AccessTarget, RequestAccessModal } from "./RequestAccessModal.tsx";
 
 type View = "table" | "card";
 const VIEW_KEY = "keyway.deviceView";
@@ -78,7 +80,10 @@ function PersonalDevices() {
   const [editing, setEditing] = useState<Machine | null>(null);
   const [moving, setMoving] = useState<{ ids: number[]; groupId: number } | null>(null);
   const [detail, setDetail] = useState<Machine | null>(null);
+  const [detailTab, setDetailTab] = useState<DetailTab>("info");
   const [groupsOpen, setGroupsOpen] = useState(false);
+  const [requesting, setRequesting] = useState<AccessTarget | null>(null);
+  const [params, setParams] = useSearchParams();
 
   const term = useDebounced(search.trim());
   const groupId = group === ALL_GROUPS ? undefined : Number(group);
@@ -100,6 +105,32 @@ function PersonalDevices() {
   const filtered = term !== "" || groupId !== undefined;
   const firstLoad = devices.isPending;
   const noDevices = !firstLoad && !devices.isError && list.length === 0 && !filtered;
+
+  // ?device=<id>&tab=alarms (the new-alarm pop-up): open that device's detail on the tab.
+  const jumpId = Number(params.get("device")) || 0;
+  const jumpTab: DetailTab = params.get("tab") === "alarms" ? "alarms" : "info";
+  const loaded = devices.isSuccess;
+  useEffect(() => {
+    if (!jumpId || !loaded) return;
+    setParams(
+      (current) => {
+        const copy = new URLSearchParams(current);
+        copy.delete("device");
+        copy.delete("tab");
+        return copy;
+      },
+      { replace: true },
+    );
+    const listed = devices.data?.list.find((m) => m.machine_id === jumpId);
+    setDetailTab(jumpTab);
+    if (listed) setDetail(listed);
+    else devicesApi.detail(jumpId).then(setDetail, showError);
+  }, [jumpId, jumpTab, loaded, devices.data, setParams]);
+
+  const openDetail = (machine: Machine) => {
+    setDetailTab("info");
+    setDetail(machine);
+  };
 
   // Keep the selection to rows that are still listed.
   const visibleIds = useMemo(() => new Set(list.map((m) => m.machine_id)), [list]);
@@ -164,7 +195,7 @@ function PersonalDevices() {
           <Button
             type="link"
             size="small"
-            onClick={() => setDetail(m)}
+            onClick={() => openDetail(m)}
             data-testid={`device-detail-${m.machine_id}`}
           >
             {t("device.detail")}
@@ -236,7 +267,7 @@ function PersonalDevices() {
         <DeviceCards
           machines={list}
           loading={firstLoad}
-          onDetail={setDetail}
+          onDetail={openDetail}
           onEdit={setEditing}
           onMove={openMove}
           onDelete={confirmDelete}
@@ -344,7 +375,16 @@ function PersonalDevices() {
         {body}
       </Card>
 
-      <AddDeviceModal open={adding} onClose={() => setAdding(false)} groupId={groupId} />
+      <AddDeviceModal
+        open={adding}
+        onClose={() => setAdding(false)}
+        groupId={groupId}
+        onRequest={(device, kind) => {
+          setAdding(false);
+          setRequesting({ device, kind });
+        }}
+      />
+      <RequestAccessModal target={requesting} onClose={() => setRequesting(null)} />
       <EditDeviceModal machine={editing} onClose={() => setEditing(null)} />
       <MoveGroupModal
         deviceIds={moving?.ids ?? null}
@@ -355,6 +395,7 @@ function PersonalDevices() {
       <GroupsModal open={groupsOpen} onClose={() => setGroupsOpen(false)} />
       <DeviceDetailDrawer
         machine={detail}
+        initialTab={detailTab}
         onClose={() => setDetail(null)}
         onEdit={(m) => {
           setDetail(null);

@@ -127,6 +127,7 @@ const IDENTITY_COLORS: Record<IdentityKey, string> = {
   akey: "gold",
   bkey: "blue",
   user: "default",
+  visitor: "green",
   none: "default",
 };
 
