@@ -366,7 +366,9 @@ export function createAccessService(deps: {
         userId: req.requesterId,
         role: "visitor",
         name: deviceName,
+        // A visitor starts read-only and without alarms; an approver may change either.
         canWrite: false,
+        receivesAlarms: false,
         createdAt: now,
       });
     const minutes = req.visitMinutes ?? -1;

@@ -14,7 +14,7 @@ import {
   type MessageView,
   messageTitle,
 } from "@keyway/shared";
-import { and, count, desc, eq, inArray, isNull, ne, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -246,20 +246,14 @@ export function createMessageService(deps: {
 
   /**
    * An alarm the gateway stored becomes an inbox message for everyone on the device who
-   * takes alarms: personal members (not visitors) and the enterprise members of its lists.
+   * takes alarms: personal members whose alarm level is on (visitors start without) and the enterprise members of its lists.
    */
   async function alarmRaised(alarm: { id: number; deviceId: number; content: string }) {
     const [personal, enterprise, [device]] = await Promise.all([
       db
         .select({ userId: deviceLinks.userId, name: deviceLinks.name })
         .from(deviceLinks)
-        .where(
-          and(
-            eq(deviceLinks.deviceId, alarm.deviceId),
-            eq(deviceLinks.receivesAlarms, true),
-            ne(deviceLinks.role, "visitor"),
-          ),
-        ),
+        .where(and(eq(deviceLinks.deviceId, alarm.deviceId), eq(deviceLinks.receivesAlarms, true))),
       db
         .select({
           userId: enterpriseMembers.userId,
