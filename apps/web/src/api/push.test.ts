@@ -1,4 +1,4 @@
-import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
+import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol/push";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPush, type PushEvent, subscribePush, usePushStore } from "./push.ts";
 

@@ -1,3 +1,4 @@
+// The subpath: the package root also exports the device protocol, typed with Node's Buffer.
 import {
   decodePush,
   PING_FRAME,
@@ -5,7 +6,7 @@ import {
   type PushFrame,
   type PushMessage,
   type UserLogout,
-} from "@keyway/protocol";
+} from "@keyway/protocol/push";
 import { PUSH_HEARTBEAT_MS, PUSH_RECONNECT_MS } from "@keyway/shared";
 import { create } from "zustand";
 
