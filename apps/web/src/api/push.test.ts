@@ -48,32 +48,34 @@ describe("connectPush", () => {
     const connection = connectPush(
       alice.token,
       { onPush: (push) => pushes.push(push) },
-      { origin, WebSocket, heartbeatMs: 100 },
+      { origin, WebSocket, heartbeatMs: 400 },
     );
-    await eventually(() => h.app.services.push.socketCount() === 1);
-    expect(connection.connected).toBe(true);
-    expect(usePushStore.getState().connected).toBe(true);
+    try {
+      await eventually(() => h.app.services.push.socketCount() === 1);
+      expect(connection.connected).toBe(true);
+      expect(usePushStore.getState().connected).toBe(true);
 
-    h.app.services.push.toUser(alice.userId, {
-      scene: PUSH_SCENES.deviceBind,
-      body: { deviceCode: "KW-WEB", deviceId: 5, isResult: 0, auditState: 0, totalUnreadMsg: 12 },
-    });
-    await eventually(() => pushes.length === 1);
-    expect(pushes[0]).toMatchObject({
-      scene: PUSH_SCENES.deviceBind,
-      body: { deviceCode: "KW-WEB", deviceId: 5, totalUnreadMsg: 12 },
-    });
-    expect(heard).toEqual(pushes);
-    expect(usePushStore.getState().unread).toBe(12);
-    expect(usePushStore.getState().lastPush).toBe(pushes[0]);
+      h.app.services.push.toUser(alice.userId, {
+        scene: PUSH_SCENES.deviceBind,
+        body: { deviceCode: "KW-WEB", deviceId: 5, isResult: 0, auditState: 0, totalUnreadMsg: 12 },
+      });
+      await eventually(() => pushes.length === 1);
+      expect(pushes[0]).toMatchObject({
+        scene: PUSH_SCENES.deviceBind,
+        body: { deviceCode: "KW-WEB", deviceId: 5, totalUnreadMsg: 12 },
+      });
+      expect(heard).toEqual(pushes);
+      expect(usePushStore.getState().unread).toBe(12);
+      expect(usePushStore.getState().lastPush).toBe(pushes[0]);
 
-    // With a 100 ms heartbeat the client drops a connection silent for 300 ms: the server's
-    // pongs keep it open over five periods.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(connection.connected).toBe(true);
-
-    connection.close();
-    unsubscribe();
+      // With a 400 ms heartbeat the client drops a connection silent for 1.2 s: the server's
+      // pongs keep it open over five periods.
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(connection.connected).toBe(true);
+    } finally {
+      connection.close();
+      unsubscribe();
+    }
     await eventually(() => h.app.services.push.socketCount() === 0);
     expect(usePushStore.getState().connected).toBe(false);
   });
@@ -123,18 +125,22 @@ describe("connectPush", () => {
       { onLogout: (body) => logouts.push(body) },
       { origin, WebSocket, reconnectMs: 50 },
     );
-    await eventually(() => h.app.services.push.socketCount() === 1);
-    h.app.services.push.toTerminal(carol.terminalId, {
-      scene: PUSH_SCENES.userLogout,
-      body: { loginIp: "203.0.113.1", reason: LOGOUT_REASON.loginElsewhere },
-    });
-    await eventually(() => logouts.length === 1);
-    expect(logouts[0]).toMatchObject({ loginIp: "203.0.113.1", reason: 1 });
-    expect(usePushStore.getState().lastPush?.scene).toBe(PUSH_SCENES.userLogout);
-    await eventually(() => h.app.services.push.socketCount() === 0);
-    await new Promise((r) => setTimeout(r, 300)); // several reconnect periods
-    expect(h.app.services.push.socketCount()).toBe(0);
-    expect(connection.connected).toBe(false);
+    try {
+      await eventually(() => h.app.services.push.socketCount() === 1);
+      h.app.services.push.toTerminal(carol.terminalId, {
+        scene: PUSH_SCENES.userLogout,
+        body: { loginIp: "203.0.113.1", reason: LOGOUT_REASON.loginElsewhere },
+      });
+      await eventually(() => logouts.length === 1);
+      expect(logouts[0]).toMatchObject({ loginIp: "203.0.113.1", reason: 1 });
+      expect(usePushStore.getState().lastPush?.scene).toBe(PUSH_SCENES.userLogout);
+      await eventually(() => h.app.services.push.socketCount() === 0);
+      await new Promise((r) => setTimeout(r, 300)); // several reconnect periods
+      expect(h.app.services.push.socketCount()).toBe(0);
+      expect(connection.connected).toBe(false);
+    } finally {
+      connection.close();
+    }
   });
 
   it("stops on a refused token", async () => {

@@ -225,7 +225,7 @@ describe("push channel /ws", () => {
       bus: createInProcessBus(),
       authenticate: h.app.services.accounts.authenticate,
       log: app.log,
-      heartbeatTimeoutMs: 400,
+      heartbeatTimeoutMs: 1000,
       sweepEveryMs: 50,
     });
     hub.register(app);
@@ -236,7 +236,7 @@ describe("push channel /ws", () => {
       const silent = await PushClient.open(url);
       await lively.ready();
       await silent.ready();
-      const beat = setInterval(() => lively.socket.send(PING_FRAME), 100);
+      const beat = setInterval(() => lively.socket.send(PING_FRAME), 200);
       try {
         expect((await silent.closedWith()).code).toBe(PUSH_CLOSE.heartbeatTimeout);
         expect(lively.closed).toBeNull();
