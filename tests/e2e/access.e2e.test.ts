@@ -1,3 +1,6 @@
+import { deviceTopic } from "@keyway/protocol";
+import type { ProvisionedDevice } from "@keyway/shared";
+import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform } from "./browser.ts";
@@ -11,7 +14,7 @@ import { startPlatform } from "./browser.ts";
  * and the request dialog in both languages go to /tmp/kw-*.png.
  */
 let platform: Awaited<ReturnType<typeof startPlatform>>;
-let device: { machineCode: string; devicePassword: string };
+let device: ProvisionedDevice;
 
 const OWNER = { email: "owner@example.com", password: "owner123", name: "Olivia" };
 const VISITOR = { email: "visitor@example.com", password: "visitor123", name: "Victor" };
@@ -57,7 +60,7 @@ async function provisionThroughOperatorApi() {
     },
   }).then((r) => r.json());
   expect(res.hwcode).toBe(0);
-  return res.hwdata.list[0] as { machineCode: string; devicePassword: string };
+  return res.hwdata.list[0] as ProvisionedDevice;
 }
 
 async function logIn(page: Page, person: { email: string; password: string }) {
@@ -74,10 +77,10 @@ async function newPage(): Promise<[BrowserContext, Page]> {
   return [context, await context.newPage()];
 }
 
-async function addDevice(page: Page, name: string) {
+async function addDevice(page: Page, name: string, which: ProvisionedDevice = device) {
   await page.click(tid("device-add"));
-  await page.fill(tid("device-add-code"), device.machineCode);
-  await page.fill(tid("device-add-password"), device.devicePassword);
+  await page.fill(tid("device-add-code"), which.machineCode);
+  await page.fill(tid("device-add-password"), which.devicePassword);
   await page.fill(tid("device-add-name"), name);
   await page.click(tid("device-add-submit"));
 }
@@ -249,5 +252,247 @@ describe("access workflow, message centre and authority centre in the browser", 
     await elsewhereContext.close();
     await visitorContext.close();
     await ownerContext.close();
+  }, 240_000);
+
+  it("runs the authority centre, the password mode, the black list and the alarm pop-up", async () => {
+    const people = {
+      alice: { email: "alice@example.com", password: "alice123", name: "Alice" },
+      bob: { email: "bob@example.com", password: "bob12345", name: "Bob" },
+      carol: { email: "carol@example.com", password: "carol123", name: "Carol" },
+      dave: { email: "dave@example.com", password: "dave1234", name: "Dave" },
+    };
+    for (const person of Object.values(people)) {
+      await platform.app.services.accounts.createActivatedUser({
+        account: { channel: "email", email: person.email },
+        password: person.password,
+        name: person.name,
+      });
+    }
+    const press = await provisionThroughOperatorApi();
+
+    // Alice owns the device and opens its authority centre.
+    const [aliceContext, alice] = await newPage();
+    await logIn(alice, people.alice);
+    await alice.goto(platform.url("/index?listType=list&language=en"));
+    await addDevice(alice, "Line 2 PLC", press);
+    const row = alice.locator(tid(`device-row-${press.machineCode}`));
+    await row.waitFor();
+    const machineId = await row.getAttribute("data-row-key");
+    const openAuthority = async () => {
+      await alice.click(tid(`device-detail-${machineId}`));
+      await alice.click(tid("device-authority-open"));
+      await alice.locator(tid("auth-members")).waitFor();
+    };
+    // Escape closes the drawer that has the focus.
+    const closeAuthority = async () => {
+      await alice.click(tid("auth-tab-members"));
+      await alice.keyboard.press("Escape");
+      await alice.locator(tid("auth-members")).waitFor({ state: "detached" });
+      await alice.click(tid("device-detail-tab-info"));
+      await alice.keyboard.press("Escape");
+      await alice.locator(tid("device-detail-tab-info")).waitFor({ state: "detached" });
+    };
+    await openAuthority();
+
+    // Add a Bkey: an unknown account is refused on the field, Bob is added.
+    await alice.fill(tid("auth-bkey-account"), "nobody@example.com");
+    await alice.click(tid("auth-bkey-submit"));
+    await alice.locator(".ant-form-item-explain-error", { hasText: /not found/i }).waitFor();
+    await alice.fill(tid("auth-bkey-account"), people.bob.email);
+    await alice.click(tid("auth-bkey-submit"));
+    const bobRow = alice.locator('[data-testid^="auth-member-"][data-role="bkey"]');
+    await bobRow.waitFor();
+    expect(await bobRow.textContent()).toContain("Bob");
+    const bobId = (await bobRow.getAttribute("data-testid"))?.replace("auth-member-", "");
+    // A Bkey always reads and writes; his alarms can be turned off and on.
+    expect(await alice.locator(tid(`auth-write-${bobId}`)).isDisabled()).toBe(true);
+    const alarm = alice.locator(tid(`auth-alarm-${bobId}`));
+    expect(await alarm.getAttribute("aria-checked")).toBe("true");
+    await alarm.click();
+    await expect.poll(() => alarm.getAttribute("aria-checked")).toBe("false");
+    await alarm.click();
+    await expect.poll(() => alarm.getAttribute("aria-checked")).toBe("true");
+    await closeAuthority();
+
+    // Bob, a Bkey, sees the authority centre but not the Akey's settings.
+    const [bobContext, bob] = await newPage();
+    await logIn(bob, people.bob);
+    await bob.goto(platform.url("/index?listType=list&language=en"));
+    await bob.click(tid(`device-detail-${machineId}`));
+    await bob.click(tid("device-authority-open"));
+    await bob.click(tid("auth-tab-settings"));
+    await bob.locator(tid("authority-no-permission")).waitFor();
+    expect(await bob.textContent(tid("authority-no-permission"))).toContain(
+      "User has no permission",
+    );
+    await settle(bob);
+    await bob.screenshot({ path: "/tmp/kw-authority-bkey-denied-en.png" });
+    await bobContext.close();
+
+    // Dave asks to visit; Alice refuses and black-lists him from the message centre.
+    const [daveContext, dave] = await newPage();
+    await logIn(dave, people.dave);
+    await dave.goto(platform.url("/index?listType=list&language=en"));
+    const askVisit = async (page: Page, message: string) => {
+      await addDevice(page, "Line 2", press);
+      await page.locator(tid("device-add-taken")).waitFor();
+      await page.click(tid("device-add-request-visit"));
+      await page.fill(tid("request-message"), message);
+    };
+    await askVisit(dave, "Need access");
+    await dave.click(tid("request-submit"));
+    await dave.locator(`${tid("request-result")}[data-outcome="sent"]`).waitFor();
+    await dave.click(tid("request-close"));
+
+    await alice.click(tid("nav-msgCenter"));
+    const daveRequest = alice
+      .locator(`${tid("msg-list-inbox")} [data-testid^="msg-row-"]`, { hasText: "Dave" })
+      .first();
+    await daveRequest.click();
+    await alice.click(tid("reply-blacklist"));
+    await alice.click(tid("reply-blacklist-confirm"));
+    await alice
+      .locator(`${tid("msg-detail-request")} ${tid("audit-state")}[data-state="3"]`)
+      .waitFor();
+    await alice.keyboard.press("Escape");
+
+    // Asking again: the server's black-list answer is shown.
+    await askVisit(dave, "Again please");
+    await dave.click(tid("request-submit"));
+    const refused = dave.locator(`${tid("request-result")}[data-outcome="refused"]`);
+    await refused.waitFor();
+    expect(await refused.getAttribute("data-hwcode")).toBe("203");
+    expect(await refused.textContent()).toContain("black list");
+    await settle(dave);
+    await dave.screenshot({ path: "/tmp/kw-request-blacklisted-en.png" });
+    await daveContext.close();
+
+    // Alice takes Dave off the black list.
+    await alice.click(tid("nav-index"));
+    await openAuthority();
+    await alice.click(tid("auth-tab-black"));
+    await alice.locator('[data-testid^="auth-black-row-"]', { hasText: "Dave" }).waitFor();
+    await alice.click('[data-testid^="auth-unblock-"]');
+    await alice.click(tid("auth-unblock-confirm"));
+    await alice.locator('[data-testid^="auth-black-row-"]').first().waitFor({ state: "detached" });
+
+    // Akey + password mode: a wrong password is refused on the field, the right one switches.
+    await alice.click(tid("auth-tab-settings"));
+    await alice.click(tid("auth-check-type-1"));
+    await alice.fill(tid("auth-mode-password"), "not-the-password");
+    await alice.click(tid("auth-mode-submit"));
+    await alice.locator(".ant-modal .ant-form-item-explain-error").waitFor();
+    await alice.fill(tid("auth-mode-password"), press.devicePassword);
+    await alice.click(tid("auth-mode-submit"));
+    await expect
+      .poll(() => alice.textContent(tid("auth-settings")))
+      .toContain("gets access at once");
+    await closeAuthority();
+
+    // Carol visits with the device password: wrong first, then granted at once.
+    const [carolContext, carol] = await newPage();
+    await logIn(carol, people.carol);
+    await carol.goto(platform.url("/index?listType=list&language=en"));
+    await askVisit(carol, "Hi");
+    await carol.locator(tid("request-password")).waitFor();
+    await carol.fill(tid("request-password"), "wrong-one");
+    await carol.click(tid("request-submit"));
+    await carol.locator(".ant-modal .ant-form-item-explain-error").waitFor();
+    await settle(carol);
+    await carol.screenshot({ path: "/tmp/kw-request-password-en.png" });
+    await carol.fill(tid("request-password"), press.devicePassword);
+    await carol.click(tid("request-submit"));
+    await carol.locator(`${tid("request-result")}[data-outcome="granted"]`).waitFor();
+    await carol.click(tid("request-close"));
+    await carolContext.close();
+
+    // Carol's grant: a custom time of 30 minutes, then cleared.
+    await openAuthority();
+    await alice.click(tid("auth-tab-valid"));
+    const carolGrant = alice.locator('[data-testid^="auth-valid-row-"]', { hasText: "Carol" });
+    await carolGrant.waitFor();
+    const grantId = (await carolGrant.getAttribute("data-testid"))?.replace("auth-valid-row-", "");
+    await alice.click(tid(`auth-visit-set-${grantId}`));
+    await alice.fill(tid("auth-visit-time-amount"), "5");
+    await alice.click(tid("auth-visit-time-unit"));
+    await alice.click(tid("auth-visit-time-unit-minute"));
+    await alice.click(tid("auth-visit-submit"));
+    // Below 10 minutes: the shared rule refuses it.
+    await alice.locator(".ant-modal .ant-form-item-explain-error", { hasText: "10" }).waitFor();
+    await alice.fill(tid("auth-visit-time-amount"), "30");
+    await alice.click(tid("auth-visit-submit"));
+    await expect.poll(() => carolGrant.textContent()).toMatch(/30 min|29 min/);
+    await alice.click(tid(`auth-visit-clear-${grantId}`));
+    await alice.click(tid("auth-visit-clear-confirm"));
+    await carolGrant.waitFor({ state: "detached" });
+    await alice.click(tid("auth-tab-white"));
+    await alice.locator('[data-testid^="auth-white-row-"]', { hasText: "Carol" }).waitFor();
+    await settle(alice);
+    await alice.screenshot({ path: "/tmp/kw-authority-white-en.png" });
+    await closeAuthority();
+
+    // The device raises an alarm: Alice gets the pop-up and goes to the device's alarms.
+    await alice.click(tid("nav-msgCenter"));
+    await alice.waitForSelector(tid("msg-page"));
+    const port = await platform.app.services.gateway.listenTcp(0, "127.0.0.1");
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
+      username: press.machineCode,
+      password: press.deviceSecret,
+      clientId: `${press.machineCode}-e2e`,
+      reconnectPeriod: 0,
+    });
+    await client.publishAsync(
+      deviceTopic(press.machineCode, "alarm"),
+      JSON.stringify({
+        id: "e2e-1",
+        type: "HMI",
+        variable: "TEMP_1",
+        level: 3,
+        content: "Oven temperature high",
+        time: Date.now(),
+        timeZone: "UTC",
+      }),
+      { qos: 1 },
+    );
+    await alice.locator(tid("alarm-popup")).waitFor();
+    await settle(alice);
+    await alice.screenshot({ path: "/tmp/kw-alarm-popup-en.png" });
+    await alice.click(tid("alarm-popup-view"));
+    await alice.waitForURL(/\/index/);
+    await alice.locator('[data-testid^="device-alarm-row-"]').first().waitFor();
+    expect(await alice.textContent(tid("device-alarm-table"))).toContain("Oven temperature high");
+    await alice.click(tid("device-alarm-confirm-all"));
+    await alice.click(tid("device-alarm-confirm-all-ok"));
+    await alice.locator(".ant-message", { hasText: "All alarms confirmed" }).waitFor();
+    await settle(alice);
+    await alice.screenshot({ path: "/tmp/kw-alarms-confirmed-en.png" });
+    await aliceContext.close();
+
+    // Left alone, the pop-up opens the alarms by itself after ALARM_POPUP_JUMP_MINUTES.
+    const [laterContext, later] = await newPage();
+    await later.clock.install();
+    await logIn(later, people.alice);
+    await later.goto(platform.url("/msgCenter?language=en"));
+    await later.waitForSelector(tid("msg-page"));
+    await client.publishAsync(
+      deviceTopic(press.machineCode, "alarm"),
+      JSON.stringify({
+        id: "e2e-2",
+        type: "HMI",
+        variable: "PRESSURE",
+        level: 2,
+        content: "Pressure low",
+        time: Date.now(),
+        timeZone: "UTC",
+      }),
+      { qos: 1 },
+    );
+    await later.locator(tid("alarm-popup")).waitFor();
+    expect(later.url()).toContain("/msgCenter");
+    await later.clock.fastForward("03:01");
+    await later.waitForURL(/\/index/);
+    await expect.poll(() => later.textContent(tid("device-alarm-table"))).toContain("Pressure low");
+    await client.endAsync();
+    await laterContext.close();
   }, 240_000);
 });

@@ -34,7 +34,7 @@ export function AuthorityDrawer(props: {
       afterOpenChange={(visible) => {
         if (!visible) setTab("members");
       }}
-      size={860}
+      size={920}
       destroyOnHidden
       title={
         <span>

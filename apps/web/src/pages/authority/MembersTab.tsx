@@ -103,7 +103,8 @@ export function MembersTab({ machineId }: { machineId: number }) {
         <Switch
           size="small"
           checked={m.write === 1}
-          disabled={m.role === "akey"}
+          // The Akey and Bkeys always read and write; the level is for users and visitors.
+          disabled={m.role === "akey" || m.role === "bkey"}
           loading={write.isPending && write.variables?.userId === m.user_id}
           checkedChildren={t("authority.readWrite")}
           unCheckedChildren={t("authority.readOnly")}
@@ -131,7 +132,8 @@ export function MembersTab({ machineId }: { machineId: number }) {
     {
       title: t("common.action"),
       key: "action",
-      width: 230,
+      fixed: "right",
+      width: 250,
       render: (_: unknown, m) =>
         m.role === "akey" ? (
           <Typography.Text type="secondary">{t("authority.owner")}</Typography.Text>
@@ -240,7 +242,7 @@ export function MembersTab({ machineId }: { machineId: number }) {
         columns={columns}
         dataSource={members.data?.list ?? []}
         loading={members.isFetching}
-        scroll={{ x: 820 }}
+        scroll={{ x: 880 }}
         pagination={{ pageSize: 10, hideOnSinglePage: true, showSizeChanger: false }}
         onRow={(m) =>
           ({

@@ -73,6 +73,7 @@ export function ValidVisitTab({ machineId }: { machineId: number }) {
     {
       title: t("common.action"),
       key: "action",
+      fixed: "right",
       width: 150,
       render: (_: unknown, e) => (
         <Space size={0}>

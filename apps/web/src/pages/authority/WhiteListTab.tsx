@@ -48,6 +48,7 @@ export function WhiteListTab({ machineId }: { machineId: number }) {
     {
       title: t("authority.name"),
       dataIndex: "name",
+      width: 100,
       ellipsis: true,
       render: (v: string) => v || "-",
     },
@@ -67,7 +68,7 @@ export function WhiteListTab({ machineId }: { machineId: number }) {
     {
       title: t("authority.visitTime"),
       dataIndex: "visitTime",
-      width: 130,
+      width: 110,
       render: (minutes: number) => <VisitTimeCell minutes={minutes} />,
     },
     {
@@ -79,7 +80,8 @@ export function WhiteListTab({ machineId }: { machineId: number }) {
     {
       title: t("common.action"),
       key: "action",
-      width: 220,
+      fixed: "right",
+      width: 250,
       render: (_: unknown, e) => (
         <Space size={0} wrap>
           <ConfirmLink
@@ -124,7 +126,7 @@ export function WhiteListTab({ machineId }: { machineId: number }) {
         columns={columns}
         dataSource={list.data?.list ?? []}
         loading={list.isFetching}
-        scroll={{ x: 820 }}
+        scroll={{ x: 860 }}
         onRow={(e) =>
           ({
             "data-testid": `auth-white-row-${e.visitTimeId}`,
