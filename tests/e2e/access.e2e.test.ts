@@ -493,6 +493,18 @@ describe("access workflow, message centre and authority centre in the browser", 
     await later.waitForURL(/\/index/);
     await expect.poll(() => later.textContent(tid("device-alarm-table"))).toContain("Pressure low");
     await client.endAsync();
+
+    // Alice hands the device to Bob; she stays as a Bkey without the Akey's settings.
+    await later.click(tid("device-authority-open"));
+    await later.click(tid("auth-tab-settings"));
+    await later.fill(tid("auth-transfer-account"), people.bob.email);
+    await later.click(tid("auth-transfer-submit"));
+    await later.click(tid("auth-transfer-confirm"));
+    await later.locator(tid("authority-no-permission")).waitFor();
+    await later.click(tid("auth-tab-members"));
+    await expect
+      .poll(() => later.locator('[data-testid^="auth-member-"][data-role="akey"]').textContent())
+      .toContain("Bob");
     await laterContext.close();
   }, 240_000);
 });
