@@ -12,6 +12,7 @@ import {
   type StatePayload,
 } from "@keyway/protocol";
 import mqtt, { type MqttClient } from "mqtt";
+import { backoffDelay } from "./backoff.ts";
 import { DurableQueue } from "./queue.ts";
 
 export type ConnectionState = "stopped" | "connecting" | "online" | "offline";
@@ -244,12 +245,12 @@ export class Agent {
   }
 
   private scheduleReconnect(): void {
-    const min = this.options.backoffMinMs ?? 1000;
-    const max = this.options.backoffMaxMs ?? 30_000;
-    const base = Math.min(max, min * 2 ** this.attempt);
+    const delay = backoffDelay(
+      this.attempt,
+      this.options.backoffMinMs ?? 1000,
+      this.options.backoffMaxMs ?? 30_000,
+    );
     this.attempt = Math.min(this.attempt + 1, 30);
-    // ±25% jitter so a site full of devices does not reconnect in lock-step.
-    const delay = Math.round(Math.min(max, base * (0.75 + Math.random() * 0.5)));
     this.log(`reconnecting in ${(delay / 1000).toFixed(1)} s`);
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => {

@@ -1,15 +1,28 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { formatTarget, parseTarget, type TunnelTarget } from "@keyway/protocol";
 import { Agent } from "./agent.ts";
+import { Forwarder } from "./forward.ts";
 import { Simulator, simulatedLocation } from "./simulator.ts";
+import { TunnelClient } from "./tunnel.ts";
 
 const USAGE = `Usage: keyway-agent run --server <url> --code <machine code> --secret <device secret> [options]
+       keyway-agent forward --server <http(s) url> --token <cloudtoken>
+                            (--visit <visit url or id> | --device <machineID>)
+                            --local <port> --target <host:port> [--bind <address>]
 
+run: the device side.
   --server URL          the cloud's MQTT endpoint: mqtt://host:1883 or ws://host:8080/mqtt
                         (mqtts:// and wss:// work too)
   --code CODE           machine code (MQTT username)
   --secret SECRET       device secret (MQTT password)
+  --tunnel URL          the cloud's remote-access endpoint, ws(s)://host:8080/tunnel
+                        (default: derived from a ws(s):// --server; none for mqtt://)
+  --target HOST:PORT    what a visit opens: the device's web UI (default 127.0.0.1:8000,
+                        the simulated HMI with --simulate)
+  --allow LIST          further targets visits may reach, comma-separated host:port
+                        (e.g. 192.168.1.10:502); anything else is refused here
   --data-dir DIR        where the alarm queue is kept (default ./agent-data)
   --model MODEL         model reported on the state topic
   --location-every S    seconds between location reports (default 600; 0 = on request only)
@@ -17,6 +30,17 @@ const USAGE = `Usage: keyway-agent run --server <url> --code <machine code> --se
   --http-port PORT      simulated HMI's web port (default 8000)
   --alarm-every S       simulate: a random alarm every S seconds (default 0 = off)
   --backoff-max S       longest wait between reconnect attempts (default 30)
+
+forward: a local TCP port on this PC reaching a target on the device's LAN through the cloud,
+with the visitor's rights and in the device's visit log.
+  --server URL          the cloud, http(s)://host:8080
+  --token TOKEN         a login token (cloudtoken) of the visitor
+  --visit URL|ID        a visit issued to that login (getValidVisitUrl), or
+  --device ID           the device (machineID) to ask a visit for
+  --local PORT          the local port to listen on (0 picks one)
+  --bind ADDRESS        the local address (default 127.0.0.1)
+  --target HOST:PORT    the target on the device's LAN (must be on the device's --allow list)
+
   -h, --help            show this text
 `;
 
@@ -44,27 +68,44 @@ function version(): string {
   }
 }
 
+function target(name: string, text: string): TunnelTarget {
+  return parseTarget(text) ?? usageError(`--${name} must be host:port, e.g. 192.168.1.10:502`);
+}
+
+const RUN_OPTIONS = {
+  server: { type: "string" },
+  code: { type: "string" },
+  secret: { type: "string" },
+  "data-dir": { type: "string" },
+  model: { type: "string" },
+  "location-every": { type: "string" },
+  simulate: { type: "boolean" },
+  "http-port": { type: "string" },
+  "alarm-every": { type: "string" },
+  "backoff-max": { type: "string" },
+  tunnel: { type: "string" },
+  target: { type: "string" },
+  allow: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const FORWARD_OPTIONS = {
+  server: { type: "string" },
+  token: { type: "string" },
+  visit: { type: "string" },
+  device: { type: "string" },
+  local: { type: "string" },
+  bind: { type: "string" },
+  target: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 async function main(argv: string[]): Promise<void> {
+  const command = argv.find((a) => !a.startsWith("-"));
+  if (command === "forward") return forward(argv);
   let parsed: ReturnType<typeof parse>;
   function parse() {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        server: { type: "string" },
-        code: { type: "string" },
-        secret: { type: "string" },
-        "data-dir": { type: "string" },
-        model: { type: "string" },
-        "location-every": { type: "string" },
-        simulate: { type: "boolean" },
-        "http-port": { type: "string" },
-        "alarm-every": { type: "string" },
-        "backoff-max": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: RUN_OPTIONS });
   }
   try {
     parsed = parse();
@@ -95,6 +136,23 @@ async function main(argv: string[]): Promise<void> {
   const locationEvery = count("location-every", values["location-every"], 600);
   const backoffMax = count("backoff-max", values["backoff-max"], 30, 3600);
   if (backoffMax < 1) usageError("--backoff-max must be at least 1");
+  if (values.tunnel && !/^(wss?|https?):\/\/[^/]+/.test(values.tunnel)) {
+    usageError("--tunnel must be a ws://, wss://, http:// or https:// URL");
+  }
+  // MQTT over WebSocket shares the HTTP port with /tunnel; a broker's TCP port tells nothing.
+  const tunnelUrl = values.tunnel
+    ? values.tunnel.replace(/^http/, "ws")
+    : /^wss?:\/\//.test(server)
+      ? new URL("/tunnel", server).href
+      : undefined;
+  const webTarget = values.target
+    ? target("target", values.target)
+    : { host: "127.0.0.1", port: values.simulate ? httpPort : 8000 };
+  const allow = (values.allow ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => target("allow", t));
 
   const agent = new Agent({
     server,
@@ -108,6 +166,26 @@ async function main(argv: string[]): Promise<void> {
     backoffMaxMs: backoffMax * 1000,
   });
   agent.start();
+  const tunnel = tunnelUrl
+    ? new TunnelClient({
+        url: tunnelUrl,
+        code,
+        secret,
+        target: webTarget,
+        allow,
+        version: version(),
+        backoffMaxMs: backoffMax * 1000,
+      })
+    : undefined;
+  if (tunnel) {
+    tunnel.start();
+    console.log(
+      `${new Date().toISOString()} remote access: visits open ${formatTarget(webTarget)}` +
+        (allow.length ? `; also allowed: ${allow.map(formatTarget).join(", ")}` : ""),
+    );
+  } else {
+    console.log(`${new Date().toISOString()} remote access off (no --tunnel)`);
+  }
   const simulator = values.simulate ? new Simulator({ agent, httpPort, alarmEvery }) : undefined;
   if (simulator) {
     const port = await simulator.start();
@@ -120,11 +198,65 @@ async function main(argv: string[]): Promise<void> {
     stopping = true;
     console.log(`${new Date().toISOString()} ${signal}: stopping`);
     await simulator?.stop();
+    await tunnel?.stop();
     await agent.stop();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+async function forward(argv: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  function parse() {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: FORWARD_OPTIONS,
+    });
+  }
+  try {
+    parsed = parse();
+  } catch (error) {
+    usageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (positionals.length !== 1) usageError(`unknown command "${positionals.join(" ")}"`);
+  const server = values.server ?? usageError("--server is required");
+  if (!/^https?:\/\/[^/]+/.test(server)) usageError("--server must be an http:// or https:// URL");
+  const token = values.token ?? usageError("--token is required");
+  if (!values.visit === !values.device) usageError("give one of --visit and --device");
+  if (values.device !== undefined && !/^\d+$/.test(values.device)) {
+    usageError("--device must be a machine id (a number)");
+  }
+  const localPort = count("local", values.local ?? usageError("--local is required"), 0, 65_535);
+  const to = formatTarget(target("target", values.target ?? usageError("--target is required")));
+  const forwarder = new Forwarder({
+    server,
+    token,
+    visit: values.visit,
+    device: values.device ? Number(values.device) : undefined,
+    target: to,
+    localPort,
+    bind: values.bind,
+  });
+  try {
+    await forwarder.start();
+  } catch (error) {
+    console.error(`keyway-agent: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const shutdown = async () => {
+    await forwarder.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
 }
 
 main(process.argv.slice(2)).catch((error) => {

@@ -42,7 +42,12 @@ import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
+import { tunnelRoutes } from "./modules/tunnel/routes.ts";
+import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
+import { createRelay } from "./modules/visits/relay.ts";
+import { visitRoutes } from "./modules/visits/routes.ts";
+import { createVisitService } from "./modules/visits/service.ts";
 
 export interface AppDeps {
   config: Config;
@@ -53,6 +58,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions["logger"];
   /** How often the gateway looks for silent devices; 0 turns it off (tests sweep by hand). */
   sweepEveryMs?: number;
+  /** How often open visits re-check their rights (ms; default 3000). */
+  visitRecheckMs?: number;
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
@@ -70,6 +77,10 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("caller", null);
   registerEnvelope(app);
+  // Visit hosts (<id>.visit.<host>) and /visit/<id>/ belong to the device behind them: the
+  // relay takes them before any plugin or route (set once the services exist, below).
+  let relay: ReturnType<typeof createRelay> | undefined;
+  app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
 
   await app.register(cookie);
   await app.register(formbody);
@@ -145,7 +156,24 @@ export async function buildApp(deps: AppDeps) {
     clock,
     messages,
     findUser: (ref) => accounts.findUser(ref),
+    onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
   });
+  const tunnels = createTunnelHub({
+    log: app.log,
+    onLinkChange: (deviceId) => visits.linkChanged(deviceId),
+  });
+  const visits = createVisitService({
+    db,
+    clock,
+    log: app.log,
+    bus,
+    access,
+    tunnels,
+    publicUrl: config.PUBLIC_URL,
+    recheckMs: deps.visitRecheckMs,
+  });
+  const visitRelay = createRelay({ visits, publicUrl: config.PUBLIC_URL, log: app.log });
+  relay = visitRelay;
   const gateway = createGateway({
     db,
     clock,
@@ -161,7 +189,12 @@ export async function buildApp(deps: AppDeps) {
     mqttUrl: config.MQTT_URL,
   });
   await gateway.start({ sweepEveryMs: deps.sweepEveryMs ?? 30_000 });
-  const devices = createDeviceService({ db, clock, sendCommand: gateway.sendCommand });
+  const devices = createDeviceService({
+    db,
+    clock,
+    sendCommand: gateway.sendCommand,
+    onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
+  });
   const alarms = createAlarmService({ db });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
@@ -182,6 +215,14 @@ export async function buildApp(deps: AppDeps) {
     alarmRoutes(api, { alarms, auth });
     accessRoutes(api, { access, messages, auth });
     messageRoutes(api, { messages, auth });
+    tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
+    visitRoutes(api, {
+      visits,
+      relay: visitRelay,
+      auth,
+      enterpriseDevice: (caller, eid, deviceId) =>
+        enterprises.machineInfo({ userId: caller.userId, role: caller.role }, eid, deviceId),
+    });
   });
 
   // Alarms stored just before a stop are told now (their messages were not yet written).
@@ -192,6 +233,8 @@ export async function buildApp(deps: AppDeps) {
   await serveWeb(app, config.WEB_DIST);
   app.addHook("onClose", async () => {
     await push.close();
+    await visits.close();
+    await tunnels.close();
     await redisBus?.close();
     await notifier.stop();
     await gateway.close();
@@ -210,6 +253,8 @@ export async function buildApp(deps: AppDeps) {
       push,
       access,
       messages,
+      tunnels,
+      visits,
     },
   });
 }

@@ -1,2 +1,3 @@
 export * from "./device.ts";
 export * from "./push.ts";
+export * from "./tunnel.ts";

@@ -154,6 +154,34 @@ export const HW = {
   MESSAGE_NOT_FOUND: entry("09010101", "消息不存在", "The message does not exist"),
   PROJECT_USER_EXISTS: entry("08011007", "用户已在项目中", "User already in project"),
   PROJECT_USER_NOT_FOUND: entry("08011006", "用户不存在", "User does not exist"),
+  // Remote access (module 10): visits through the tunnel.
+  DEVICE_OFFLINE: entry("10010101", "设备离线", "The device is offline"),
+  TARGET_NOT_ALLOWED: entry(
+    "10010102",
+    "该地址不在设备允许访问的列表中",
+    "The target is not on the device's allow-list",
+  ),
+  TARGET_UNREACHABLE: entry(
+    "10010103",
+    "设备无法连接到该地址",
+    "The device could not connect to the target",
+  ),
+  VISIT_NOT_FOUND: entry("10010201", "访问记录不存在", "The visit does not exist"),
+  DEVICE_AUTH_FAILED: entry(
+    "10010301",
+    "设备认证失败（机器码或设备密钥错误）",
+    "Device authentication failed (machine code or device secret)",
+  ),
+  VISIT_LINK_INVALID: entry(
+    "10010401",
+    "访问链接无效、已过期或已被使用，请重新连接",
+    "The visit link is invalid, expired or already used; please connect again",
+  ),
+  VISIT_ENDED: entry(
+    "10010402",
+    "本次访问已结束，请重新连接",
+    "This visit has ended; please connect again",
+  ),
 } as const satisfies Record<string, HwcodeEntry>;
 
 export type HwKey = keyof typeof HW;

@@ -10,3 +10,4 @@ export * from "./icons.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./validation.ts";
+export * from "./visits.ts";

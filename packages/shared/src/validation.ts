@@ -46,6 +46,11 @@ export const VALIDATION_MESSAGES = {
   "v.infoType": { zh: "信息类型错误", en: "Unknown information type" },
   "v.level": { zh: "权限级别错误", en: "Unknown authority level" },
   "v.checkType": { zh: "审核方式错误", en: "Unknown audit mode" },
+  "v.target": {
+    zh: "目标地址格式为 主机:端口，例如 192.168.1.10:502",
+    en: "A target is host:port, e.g. 192.168.1.10:502",
+  },
+  "v.visitId": { zh: "访问编号格式错误", en: "Wrong visit id" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;

@@ -9,3 +9,4 @@ export * from "../modules/location/schema.ts";
 export * from "../modules/messages/schema.ts";
 export * from "../modules/notify/schema.ts";
 export * from "../modules/verification/schema.ts";
+export * from "../modules/visits/schema.ts";

@@ -1,0 +1,231 @@
+import { connect, type Socket } from "node:net";
+import {
+  formatTarget,
+  TUNNEL_CLOSE,
+  TUNNEL_PING_MS,
+  TUNNEL_RESET,
+  type TunnelTarget,
+} from "@keyway/protocol";
+import { TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
+import { WebSocket } from "ws";
+import { backoffDelay } from "./backoff.ts";
+
+export type TunnelState = "stopped" | "connecting" | "online" | "offline";
+
+export interface TunnelClientOptions {
+  /** `ws(s)://host:port/tunnel`. */
+  url: string;
+  code: string;
+  secret: string;
+  /** Where a visit goes when it names no target (the device's web UI). */
+  target: TunnelTarget;
+  /** Further targets the cloud may ask for ("host:port"); nothing else is ever connected. */
+  allow?: TunnelTarget[];
+  version?: string;
+  backoffMinMs?: number;
+  backoffMaxMs?: number;
+  /** How long a connection to a target may take. */
+  connectTimeoutMs?: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * The agent's remote-access link: one outbound WebSocket to the cloud's `/tunnel`
+ * (authenticated by machine code + device secret), kept up with back-off like MQTT. The cloud
+ * asks for streams; the agent connects each to a target on its LAN only when the target is
+ * on its allow-list (the default target always is) and pipes bytes both ways, with the
+ * tunnel's credit windows as backpressure.
+ */
+export class TunnelClient {
+  private socket: WebSocket | undefined;
+  private mux: TunnelMux | undefined;
+  private state: TunnelState = "stopped";
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly allowed: Set<string>;
+  private readonly defaultTarget: string;
+  private opened = 0;
+  private refused = 0;
+
+  constructor(private readonly options: TunnelClientOptions) {
+    this.defaultTarget = formatTarget(options.target);
+    this.allowed = new Set([this.defaultTarget, ...(options.allow ?? []).map(formatTarget)]);
+  }
+
+  private log(message: string): void {
+    (this.options.log ?? ((m: string) => console.log(`${new Date().toISOString()} ${m}`)))(message);
+  }
+
+  status() {
+    return {
+      tunnel: this.state,
+      target: this.defaultTarget,
+      allow: [...this.allowed],
+      streams: this.mux?.size ?? 0,
+      opened: this.opened,
+      refused: this.refused,
+    };
+  }
+
+  start(): void {
+    if (this.state !== "stopped") return;
+    this.setState("connecting");
+    this.connect();
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === "stopped") return;
+    this.setState("stopped");
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.pingTimer);
+    this.mux?.close();
+    const socket = this.socket;
+    this.socket = undefined;
+    if (!socket) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, 2000);
+      socket.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.close(1001, "agent stopping");
+    });
+  }
+
+  private setState(next: TunnelState): void {
+    if (this.state === next) return;
+    this.log(`tunnel: ${this.state} -> ${next}`);
+    this.state = next;
+  }
+
+  private connect(): void {
+    if (this.state === "stopped") return;
+    const credentials = Buffer.from(`${this.options.code}:${this.options.secret}`).toString(
+      "base64",
+    );
+    const socket = new WebSocket(this.options.url, {
+      headers: { authorization: `Basic ${credentials}` },
+      perMessageDeflate: false,
+      handshakeTimeout: 10_000,
+      maxPayload: 1024 * 1024,
+    });
+    this.socket = socket;
+    const mux = new TunnelMux({
+      link: {
+        send: (frame, done) => {
+          if (socket.readyState !== socket.OPEN) return done(new Error("tunnel closed"));
+          socket.send(frame, { binary: true }, done);
+        },
+      },
+      onOpen: (stream, target) => this.onOpen(stream, target),
+    });
+    this.mux = mux;
+
+    socket.on("open", () => {
+      if (this.socket !== socket) return;
+      this.attempt = 0;
+      this.setState("online");
+      mux.send({
+        type: "hello",
+        hello: {
+          version: this.options.version ?? "",
+          target: this.defaultTarget,
+          allow: [...this.allowed],
+        },
+      });
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => {
+        // Three silent periods: the path to the cloud is dead even if TCP has not noticed.
+        if (Date.now() - mux.lastHeard > TUNNEL_PING_MS * 3) socket.terminate();
+        else mux.ping();
+      }, TUNNEL_PING_MS);
+    });
+    socket.on("message", (data, isBinary) => {
+      if (!isBinary || !mux.receive(data as Buffer))
+        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+    });
+    socket.on("unexpected-response", (_request, response) => {
+      this.log(
+        `tunnel refused by the cloud: HTTP ${response.statusCode}` +
+          (response.statusCode === 401 ? " (check --code and --secret)" : ""),
+      );
+      response.resume();
+      socket.terminate();
+    });
+    socket.on("error", (error) => this.log(`tunnel error: ${error.message}`));
+    socket.on("close", (code) => {
+      mux.close();
+      if (this.socket !== socket || this.state === "stopped") return;
+      clearInterval(this.pingTimer);
+      this.socket = undefined;
+      if (code === TUNNEL_CLOSE.replaced) this.log("tunnel replaced by a newer connection");
+      this.setState("offline");
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    const delay = backoffDelay(
+      this.attempt,
+      this.options.backoffMinMs ?? 1000,
+      this.options.backoffMaxMs ?? 30_000,
+    );
+    this.attempt = Math.min(this.attempt + 1, 30);
+    this.log(`tunnel reconnecting in ${(delay / 1000).toFixed(1)} s`);
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.setState("connecting");
+      this.connect();
+    }, delay);
+  }
+
+  /** The cloud asks for a stream: allowed targets only, decided here on the device side. */
+  private onOpen(stream: TunnelStream, requested: TunnelTarget | null): void {
+    const target = requested ?? this.options.target;
+    const name = formatTarget(target);
+    if (!this.allowed.has(name)) {
+      this.refused += 1;
+      this.log(`tunnel: refused ${name} (not on the allow-list)`);
+      stream.refuse(TUNNEL_RESET.refused, `${name} is not on this device's allow-list`);
+      return;
+    }
+    const socket: Socket = connect({ host: target.host, port: target.port, allowHalfOpen: true });
+    socket.setNoDelay(true);
+    const timer = setTimeout(
+      () => socket.destroy(new Error("connect timed out")),
+      this.options.connectTimeoutMs ?? 10_000,
+    );
+    let connected = false;
+    stream.on("error", () => socket.destroy());
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      connected = true;
+      this.opened += 1;
+      stream.accept();
+      socket.pipe(stream);
+      stream.pipe(socket);
+    });
+    socket.on("error", (error) => {
+      clearTimeout(timer);
+      if (!connected)
+        stream.refuse(
+          error.message.includes("timed out") ? TUNNEL_RESET.timeout : TUNNEL_RESET.unreachable,
+          `${name}: ${error.message}`,
+        );
+      else stream.destroy(error);
+    });
+    // A stream cut by the cloud (or the link) cuts the target connection; a clean close has
+    // already ended it through the pipe.
+    stream.on("close", () => {
+      if (stream.closeError) socket.destroy();
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      if (connected && !stream.destroyed && !stream.writableEnded) stream.end();
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import {
+  type AgentHello,
+  TUNNEL_CLOSE,
+  TUNNEL_PING_MS,
+  TUNNEL_RESET,
+  type TunnelTarget,
+} from "@keyway/protocol";
+import { TunnelError, TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
+import type { FastifyBaseLogger } from "fastify";
+import type { WebSocket } from "ws";
+
+export interface TunnelDevice {
+  id: number;
+  code: string;
+}
+
+interface Link {
+  device: TunnelDevice;
+  socket: WebSocket;
+  mux: TunnelMux;
+  hello: AgentHello | null;
+  connectedAt: Date;
+}
+
+/** No agent holds a tunnel for the device (on this node). */
+export class DeviceOfflineError extends TunnelError {
+  constructor() {
+    super(TUNNEL_RESET.goingAway, "the device's tunnel is not connected");
+  }
+}
+
+export type TunnelHub = ReturnType<typeof createTunnelHub>;
+
+/**
+ * The agents' `/tunnel` connections on this node (ARCHITECTURE "Remote access"): one link per
+ * device, the newest winning; `open` gives a byte stream to a target on the device's LAN.
+ * Links silent for three ping periods are dropped (the agent pings every 15 s).
+ */
+export function createTunnelHub(deps: {
+  log: FastifyBaseLogger;
+  /** Per-stream receive window (bytes); the protocol default when absent. */
+  window?: number;
+  silentMs?: number;
+  /** Told when a device's tunnel comes up or goes away. */
+  onLinkChange?: (deviceId: number, online: boolean) => void;
+}) {
+  const { log } = deps;
+  const silentMs = deps.silentMs ?? TUNNEL_PING_MS * 3;
+  const links = new Map<number, Link>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const link of links.values()) {
+      if (now - link.mux.lastHeard > silentMs) link.socket.close(TUNNEL_CLOSE.silent, "silent");
+    }
+  }, TUNNEL_PING_MS);
+  sweep.unref();
+
+  /** An authenticated agent's WebSocket. */
+  function accept(socket: WebSocket, device: TunnelDevice): void {
+    const mux = new TunnelMux({
+      window: deps.window,
+      link: {
+        send: (frame, done) => {
+          if (socket.readyState !== socket.OPEN) return done(new Error("tunnel closed"));
+          socket.send(frame, { binary: true }, done);
+        },
+      },
+      onHello: (hello) => {
+        link.hello = hello;
+        log.info({ device: device.code, target: hello.target }, "tunnel hello");
+      },
+    });
+    const link: Link = { device, socket, mux, hello: null, connectedAt: new Date() };
+    const previous = links.get(device.id);
+    links.set(device.id, link);
+    // A reconnect racing its old connection's close: the newest is the one that works.
+    if (previous) previous.socket.close(TUNNEL_CLOSE.replaced, "replaced");
+    log.info({ device: device.code }, "tunnel up");
+    deps.onLinkChange?.(device.id, true);
+
+    socket.on("message", (data, isBinary) => {
+      if (!isBinary || !mux.receive(data as Buffer))
+        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+    });
+    socket.on("error", (error) => log.warn({ err: error, device: device.code }, "tunnel error"));
+    socket.on("close", () => {
+      mux.close(new DeviceOfflineError());
+      if (links.get(device.id) === link) {
+        links.delete(device.id);
+        log.info({ device: device.code }, "tunnel down");
+        deps.onLinkChange?.(device.id, false);
+      }
+    });
+  }
+
+  function isOnline(deviceId: number): boolean {
+    return links.has(deviceId);
+  }
+
+  /** What the device's agent said about its targets; undefined when offline or not yet said. */
+  function hello(deviceId: number): AgentHello | undefined {
+    return links.get(deviceId)?.hello ?? undefined;
+  }
+
+  /** A stream to `target` on the device's LAN (null: the agent's default target). */
+  async function open(deviceId: number, target: TunnelTarget | null): Promise<TunnelStream> {
+    const link = links.get(deviceId);
+    if (!link) throw new DeviceOfflineError();
+    return link.mux.open(target);
+  }
+
+  function stats() {
+    let streams = 0;
+    let buffered = 0;
+    let peakStreamBuffered = 0;
+    let linkPending = 0;
+    for (const link of links.values()) {
+      const s = link.mux.stats();
+      streams += s.streams;
+      buffered += s.buffered;
+      linkPending += s.linkPending;
+      peakStreamBuffered = Math.max(peakStreamBuffered, s.peakStreamBuffered);
+    }
+    return { links: links.size, streams, buffered, peakStreamBuffered, linkPending };
+  }
+
+  async function close(): Promise<void> {
+    clearInterval(sweep);
+    for (const link of links.values()) link.socket.close(1001, "server stopping");
+    links.clear();
+  }
+
+  return { accept, isOnline, hello, open, stats, close };
+}

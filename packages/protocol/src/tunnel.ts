@@ -1,0 +1,248 @@
+import { z } from "zod";
+
+/**
+ * The remote-access tunnel (ARCHITECTURE "Remote access", docs/decisions.md "Tunnel"): one
+ * outbound WebSocket per agent at `/tunnel`, carrying many byte streams. Every WebSocket
+ * message is one binary frame:
+ *
+ *   byte 0      frame type (TUNNEL_FRAME)
+ *   bytes 1-4   stream id, unsigned 32-bit big-endian (0 for link frames: ping, pong, hello)
+ *   bytes 5-    payload, by type:
+ *     open      u32 receive window, u16 port, UTF-8 host ("" and 0: the agent's default target)
+ *     opened    u32 receive window
+ *     data      the bytes (at most TUNNEL_MAX_DATA)
+ *     end       nothing: the sender will send no more data on this stream (half-close)
+ *     reset     u16 reason (TUNNEL_RESET), UTF-8 text: the stream is gone both ways
+ *     window    u32 increment: the receiver consumed that many more bytes
+ *     ping/pong 0-64 opaque bytes, echoed
+ *     hello     UTF-8 JSON (agentHello), the agent's first frame
+ *
+ * Flow control is per stream and per direction, by credit: a side may have at most the
+ * peer's announced window of DATA bytes unacknowledged; the peer returns credit with
+ * `window` frames as its consumer takes the bytes. Nobody buffers more than a window per
+ * stream, whatever the speed of the far end. Only the server opens streams.
+ *
+ * Browser-safe (Uint8Array, DataView): the Node stream layer is `@keyway/protocol/mux`.
+ */
+
+export const TUNNEL_PATH = "/tunnel";
+
+/** Frame types. */
+export const TUNNEL_FRAME = {
+  open: 1,
+  opened: 2,
+  data: 3,
+  end: 4,
+  reset: 5,
+  window: 6,
+  ping: 7,
+  pong: 8,
+  hello: 9,
+} as const;
+
+/** Reasons of a `reset`. */
+export const TUNNEL_RESET = {
+  /** The target is not on the agent's allow-list. */
+  refused: 1,
+  /** The agent could not connect to the target (refused, unreachable, no such host). */
+  unreachable: 2,
+  /** Opening took too long. */
+  timeout: 3,
+  /** One side gave up on the stream (its consumer went away). */
+  cancelled: 4,
+  /** The visitor's right ended (revoked, expired, cloud closed, ended by the owner). */
+  rightsEnded: 5,
+  /** The peer broke the protocol (data beyond the window, unknown stream). */
+  protocol: 6,
+  /** Too many open streams on this link. */
+  tooMany: 7,
+  /** The link is closing. */
+  goingAway: 8,
+} as const;
+export type TunnelResetCode = (typeof TUNNEL_RESET)[keyof typeof TUNNEL_RESET];
+
+/** Default receive window per stream and direction. */
+export const TUNNEL_WINDOW = 512 * 1024;
+/** Largest DATA payload in one frame. */
+export const TUNNEL_MAX_DATA = 64 * 1024;
+/** Streams one link may hold at once. */
+export const TUNNEL_MAX_STREAMS = 2048;
+/** The agent pings this often; a link silent for three times as long is dead. */
+export const TUNNEL_PING_MS = 15_000;
+
+/** WebSocket close codes of `/tunnel` (4000-4999 are the application's). */
+export const TUNNEL_CLOSE = {
+  /** Another connection of the same device took over. */
+  replaced: 4409,
+  /** Nothing heard for three ping periods. */
+  silent: 4408,
+  /** A frame that does not parse. */
+  protocol: 4400,
+} as const;
+
+/** What the agent tells about itself when its tunnel comes up. */
+export const agentHello = z.object({
+  version: z.string().max(64).default(""),
+  /** The target of a visit that names none: "host:port". */
+  target: z.string().max(300),
+  /** Every target the agent will connect to ("host:port"), the default included. */
+  allow: z.array(z.string().max(300)).max(1000),
+});
+export type AgentHello = z.infer<typeof agentHello>;
+
+export type TunnelFrame =
+  | { type: "open"; id: number; window: number; host: string; port: number }
+  | { type: "opened"; id: number; window: number }
+  | { type: "data"; id: number; data: Uint8Array }
+  | { type: "end"; id: number }
+  | { type: "reset"; id: number; code: number; reason: string }
+  | { type: "window"; id: number; increment: number }
+  | { type: "ping"; data: Uint8Array }
+  | { type: "pong"; data: Uint8Array }
+  | { type: "hello"; hello: AgentHello };
+
+const HEADER = 5;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function frame(type: number, id: number, payloadLength: number): [Uint8Array, DataView] {
+  const bytes = new Uint8Array(HEADER + payloadLength);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setUint8(0, type);
+  view.setUint32(1, id);
+  return [bytes, view];
+}
+
+/** A DATA frame; the hot path, so it skips the union. */
+export function encodeData(id: number, data: Uint8Array): Uint8Array {
+  const [bytes] = frame(TUNNEL_FRAME.data, id, data.byteLength);
+  bytes.set(data, HEADER);
+  return bytes;
+}
+
+export function encodeFrame(f: TunnelFrame): Uint8Array {
+  switch (f.type) {
+    case "open": {
+      const host = encoder.encode(f.host);
+      const [bytes, view] = frame(TUNNEL_FRAME.open, f.id, 6 + host.byteLength);
+      view.setUint32(HEADER, f.window);
+      view.setUint16(HEADER + 4, f.port);
+      bytes.set(host, HEADER + 6);
+      return bytes;
+    }
+    case "opened": {
+      const [bytes, view] = frame(TUNNEL_FRAME.opened, f.id, 4);
+      view.setUint32(HEADER, f.window);
+      return bytes;
+    }
+    case "data":
+      return encodeData(f.id, f.data);
+    case "end":
+      return frame(TUNNEL_FRAME.end, f.id, 0)[0];
+    case "reset": {
+      const reason = encoder.encode(f.reason.slice(0, 200));
+      const [bytes, view] = frame(TUNNEL_FRAME.reset, f.id, 2 + reason.byteLength);
+      view.setUint16(HEADER, f.code);
+      bytes.set(reason, HEADER + 2);
+      return bytes;
+    }
+    case "window": {
+      const [bytes, view] = frame(TUNNEL_FRAME.window, f.id, 4);
+      view.setUint32(HEADER, f.increment);
+      return bytes;
+    }
+    case "ping":
+    case "pong": {
+      const data = f.data.subarray(0, 64);
+      const [bytes] = frame(TUNNEL_FRAME[f.type], 0, data.byteLength);
+      bytes.set(data, HEADER);
+      return bytes;
+    }
+    case "hello": {
+      const json = encoder.encode(JSON.stringify(f.hello));
+      const [bytes] = frame(TUNNEL_FRAME.hello, 0, json.byteLength);
+      bytes.set(json, HEADER);
+      return bytes;
+    }
+  }
+}
+
+/** Parses one frame; null when it is malformed (the link should then be closed). */
+export function decodeFrame(bytes: Uint8Array): TunnelFrame | null {
+  if (bytes.byteLength < HEADER) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const type = view.getUint8(0);
+  const id = view.getUint32(1);
+  const payload = bytes.subarray(HEADER);
+  const size = payload.byteLength;
+  switch (type) {
+    case TUNNEL_FRAME.data:
+      if (size > TUNNEL_MAX_DATA) return null;
+      return { type: "data", id, data: payload };
+    case TUNNEL_FRAME.open:
+      if (size < 6) return null;
+      return {
+        type: "open",
+        id,
+        window: view.getUint32(HEADER),
+        port: view.getUint16(HEADER + 4),
+        host: decoder.decode(payload.subarray(6)),
+      };
+    case TUNNEL_FRAME.opened:
+      if (size !== 4) return null;
+      return { type: "opened", id, window: view.getUint32(HEADER) };
+    case TUNNEL_FRAME.end:
+      return size === 0 ? { type: "end", id } : null;
+    case TUNNEL_FRAME.reset:
+      if (size < 2) return null;
+      return {
+        type: "reset",
+        id,
+        code: view.getUint16(HEADER),
+        reason: decoder.decode(payload.subarray(2)),
+      };
+    case TUNNEL_FRAME.window:
+      if (size !== 4) return null;
+      return { type: "window", id, increment: view.getUint32(HEADER) };
+    case TUNNEL_FRAME.ping:
+    case TUNNEL_FRAME.pong:
+      if (size > 64) return null;
+      return { type: type === TUNNEL_FRAME.ping ? "ping" : "pong", data: payload };
+    case TUNNEL_FRAME.hello: {
+      try {
+        const parsed = agentHello.safeParse(JSON.parse(decoder.decode(payload)));
+        return parsed.success ? { type: "hello", hello: parsed.data } : null;
+      } catch {
+        return null;
+      }
+    }
+    default:
+      return null;
+  }
+}
+
+/** A target on the device's LAN. */
+export interface TunnelTarget {
+  host: string;
+  port: number;
+}
+
+/**
+ * "host:port", "[v6]:port" → target; null when malformed. Host names are compared in lower
+ * case, so allow-lists match whatever case the user typed.
+ */
+export function parseTarget(text: string): TunnelTarget | null {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(text.trim());
+  if (!match) return null;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65_535) return null;
+  const host = (match[1] ?? match[2]).toLowerCase();
+  if (host.length > 253) return null;
+  return { host, port };
+}
+
+export function formatTarget(target: TunnelTarget): string {
+  return target.host.includes(":")
+    ? `[${target.host}]:${target.port}`
+    : `${target.host}:${target.port}`;
+}
