@@ -126,6 +126,9 @@ describe("adding devices", () => {
     expect(again.body.hwcode).toBe("04010112");
     const twice = await add(alice, d);
     expect(twice.body.hwcode).toBe("04010112");
+    // Someone with only the code learns it is owned, and may ask to visit or bind it.
+    const codeOnly = await add(bob, d, "Mine now", { machinePwd: "not-the-password" });
+    expect(codeOnly.body.hwcode).toBe("04010112");
     const registry = await h.call("GET", `/api/operator/v1/devices?search=${d.machineCode}`, {
       token: operator,
     });

@@ -191,10 +191,6 @@ export function createDeviceService(deps: {
   ): Promise<Machine> {
     const device = await findByCode(input.code);
     if (!device) throw fail("MACHINE_CODE_NOT_FOUND");
-    if (!(await verifyPassword(device.passwordHash, input.password))) {
-      throw fail("DEVICE_PASSWORD_ERROR");
-    }
-    const groupId = await requireGroup(userId, input.groupId);
     const [taken] = await db
       .select({ id: deviceLinks.id })
       .from(deviceLinks)
@@ -205,7 +201,13 @@ export function createDeviceService(deps: {
       .from(enterpriseDevices)
       .where(and(eq(enterpriseDevices.deviceId, device.id), eq(enterpriseDevices.type, 1)))
       .limit(1);
+    // Owned already: said before the password, so someone with only the code is led to a
+    // visit or bind request (the code is what such a request names anyway).
     if (taken || held) throw fail("DEVICE_ALREADY_ADDED");
+    if (!(await verifyPassword(device.passwordHash, input.password))) {
+      throw fail("DEVICE_PASSWORD_ERROR");
+    }
+    const groupId = await requireGroup(userId, input.groupId);
     try {
       const [link] = await db
         .insert(deviceLinks)

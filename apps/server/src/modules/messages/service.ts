@@ -105,6 +105,8 @@ export function createMessageService(deps: {
           alarmId: m.alarmId ?? null,
           content: m.content ?? "",
           params: m.params ?? {},
+          // What the user sent themselves is never "unread".
+          readAt: m.box === "outbox" ? now : null,
           createdAt: now,
         })),
       )
