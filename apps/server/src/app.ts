@@ -8,7 +8,8 @@ import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
-import { PUSH_SCENES } from "@keyway/protocol";
+import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
+import { MESSAGE_TYPE } from "@keyway/shared";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import {
   jsonSchemaTransform,
@@ -129,9 +130,22 @@ export async function buildApp(deps: AppDeps) {
     clock,
     verification,
     // Sessions ended from elsewhere (a login elsewhere, a removed terminal) are told at once.
-    onTerminalsEnded: (terminalIds, reason, loginIp) => {
+    onTerminalsEnded: (userId, terminalIds, reason, loginIp) => {
       for (const id of terminalIds)
         push.toTerminal(id, { scene: PUSH_SCENES.userLogout, body: { loginIp, reason } });
+      // A login elsewhere also stays in the message centre, with where it came from.
+      if (reason === LOGOUT_REASON.loginElsewhere)
+        messages
+          .write([
+            {
+              userId,
+              box: "inbox",
+              type: MESSAGE_TYPE.logout,
+              content: loginIp,
+              params: { ip: loginIp },
+            },
+          ])
+          .catch((error) => app.log.error({ err: error }, "logout message not written"));
     },
   });
   // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).

@@ -373,7 +373,7 @@ const TITLES: Record<MessageType, Bilingual> = {
   3: { zh: "{requester} 申请绑定 {device}", en: "{requester} asks to bind {device}" },
   4: { zh: "{requester} 申请访问 {device}", en: "{requester} asks to visit {device}" },
   5: { zh: "项目 {project} 报警", en: "Project alarm: {project}" },
-  6: { zh: "您的账号已在其他地方登录", en: "Your account logged in elsewhere" },
+  6: { zh: "您的账号已在其他地方登录（{ip}）", en: "Your account logged in elsewhere ({ip})" },
   7: { zh: "{device} 的申请出现问题", en: "A problem with a request for {device}" },
   8: {
     zh: "Akey {result}您{kind} {device} 的申请",

@@ -72,12 +72,18 @@ export function createAccountService(deps: {
   clock: Clock;
   verification: VerificationService;
   /** Terminals whose session ended because of something done elsewhere (push a logout). */
-  onTerminalsEnded?: (terminalIds: number[], reason: LogoutReason, loginIp: string) => void;
+  onTerminalsEnded?: (
+    userId: number,
+    terminalIds: number[],
+    reason: LogoutReason,
+    loginIp: string,
+  ) => void;
 }) {
   const { db, clock, verification } = deps;
-  const ended = (rows: { id: number }[], reason: LogoutReason, ip = "") => {
+  const ended = (userId: number, rows: { id: number }[], reason: LogoutReason, ip = "") => {
     if (rows.length)
       deps.onTerminalsEnded?.(
+        userId,
         rows.map((r) => r.id),
         reason,
         ip,
@@ -236,7 +242,7 @@ export function createAccountService(deps: {
       });
       return others;
     });
-    ended(replaced, LOGOUT_REASON.loginElsewhere, context.ip);
+    ended(user.id, replaced, LOGOUT_REASON.loginElsewhere, context.ip);
     return {
       result: {
         token,
@@ -317,7 +323,7 @@ export function createAccountService(deps: {
         .where(eq(terminals.userId, user.id))
         .returning({ id: terminals.id });
     });
-    ended(removed, LOGOUT_REASON.passwordChanged);
+    ended(user.id, removed, LOGOUT_REASON.passwordChanged);
   }
 
   async function changeName(userId: number, name: string) {
@@ -364,7 +370,7 @@ export function createAccountService(deps: {
         .where(and(eq(terminals.userId, user.id), ne(terminals.id, caller.terminalId)))
         .returning({ id: terminals.id });
     });
-    ended(removed, LOGOUT_REASON.passwordChanged);
+    ended(user.id, removed, LOGOUT_REASON.passwordChanged);
   }
 
   async function setHideMap(userId: number, hideMap: boolean) {
@@ -404,7 +410,7 @@ export function createAccountService(deps: {
       .where(and(eq(terminals.id, terminalId), eq(terminals.userId, userId)))
       .returning({ id: terminals.id });
     if (deleted.length === 0) throw fail("TERMINAL_NOT_FOUND");
-    ended(deleted, LOGOUT_REASON.terminalRemoved);
+    ended(userId, deleted, LOGOUT_REASON.terminalRemoved);
   }
 
   async function verifyCurrentPassword(userId: number, password: string) {
@@ -419,7 +425,7 @@ export function createAccountService(deps: {
       .from(terminals)
       .where(eq(terminals.userId, userId));
     await db.delete(users).where(eq(users.id, userId));
-    ended(sessions, LOGOUT_REASON.accountDeleted);
+    ended(userId, sessions, LOGOUT_REASON.accountDeleted);
   }
 
   async function emailInUse(email: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
-import { AUDIT_STATE } from "@keyway/shared";
+import { AUDIT_STATE, MESSAGE_TYPE } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
@@ -91,5 +91,14 @@ describe("pushes of the message centre", () => {
     });
     await firstSocket.closedWith();
     expect((await h.call("GET", "/api/user/selectInfo", { token: first })).status).toBe(401);
+    // The message centre keeps it, with where the other login came from.
+    const phone = await h.login("roamer@example.com", "secret123", { terminalType: "android" });
+    const inbox = await h.call("POST", "/api/msg/v1/page", {
+      form: { box: "inbox" },
+      token: phone,
+      lang: "en",
+    });
+    expect(inbox.body.hwdata.list[0]).toMatchObject({ type: MESSAGE_TYPE.logout });
+    expect(inbox.body.hwdata.list[0].title).toMatch(/^Your account logged in elsewhere \(.+\)$/);
   });
 });
