@@ -37,6 +37,7 @@ if (demo) {
     clearInterval(waitForAgentFile);
     const {
       server: mqttUrl,
+      tunnel,
       machineCode,
       deviceSecret,
     } = JSON.parse(readFileSync(agentFile, "utf8"));
@@ -58,6 +59,8 @@ if (demo) {
         hmiPort,
         "--data-dir",
         path.join(dataDir, "agent"),
+        // "Connect" in the web opens the simulated HMI through this tunnel.
+        ...(tunnel ? ["--tunnel", tunnel] : []),
       ],
       { cwd: root, stdio: "inherit" },
     );

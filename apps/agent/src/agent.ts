@@ -297,7 +297,7 @@ export class Agent {
         void this.publishLocation();
         break;
       case "openTunnel":
-        this.log(`tunnel to ${command.target} requested: not supported by this agent`);
+        this.log(`tunnel to ${command.target} requested: the tunnel is kept up by --tunnel`);
         break;
       case "config":
         this.log(`config received: ${Object.keys(command.values).join(", ") || "(empty)"}`);

@@ -57,9 +57,18 @@ async function main() {
     });
     // scripts/start.mjs reads this to run the simulated HMI as the demo device.
     const server = config.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`;
+    const address = app.server.address();
+    const httpPort = typeof address === "object" && address ? address.port : config.PORT;
+    // Remote access: the simulated HMI is reached through the agent's tunnel on the HTTP port.
+    const tunnel = `ws://127.0.0.1:${httpPort}/tunnel`;
     writeFileSync(
       path.join(config.DATA_DIR, "demo-agent.json"),
-      JSON.stringify({ server, machineCode: demo.machineCode, deviceSecret: demo.deviceSecret }),
+      JSON.stringify({
+        server,
+        tunnel,
+        machineCode: demo.machineCode,
+        deviceSecret: demo.deviceSecret,
+      }),
       { mode: 0o600 },
     );
   }

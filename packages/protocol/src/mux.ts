@@ -2,16 +2,27 @@ import { Duplex } from "node:stream";
 import {
   type AgentHello,
   decodeFrame,
-  encodeData,
   encodeFrame,
+  TUNNEL_FRAME,
+  TUNNEL_LINK_BUDGET,
   TUNNEL_MAX_DATA,
   TUNNEL_MAX_STREAMS,
+  TUNNEL_MAX_WINDOW,
   TUNNEL_RESET,
   TUNNEL_WINDOW,
   type TunnelFrame,
   type TunnelResetCode,
   type TunnelTarget,
 } from "./tunnel.ts";
+
+/** A DATA frame without zero-filling its buffer first (the hot path). */
+function encodeData(id: number, data: Uint8Array): Buffer {
+  const bytes = Buffer.allocUnsafe(5 + data.byteLength);
+  bytes[0] = TUNNEL_FRAME.data;
+  bytes.writeUInt32BE(id, 1);
+  bytes.set(data, 5);
+  return bytes;
+}
 
 /**
  * The Node side of the tunnel protocol (tunnel.ts): streams as Duplexes over one link, with
@@ -39,8 +50,12 @@ export class TunnelError extends Error {
 
 export interface TunnelMuxOptions {
   link: TunnelLink;
-  /** Our receive window per stream (announced to the peer in open/opened). */
+  /** Our initial receive window per stream (announced to the peer in open/opened). */
   window?: number;
+  /** The most a stream's receive window grows to while its consumer keeps up. */
+  maxWindow?: number;
+  /** The most all streams' receive windows may add up to. */
+  linkBudget?: number;
   maxStreams?: number;
   /** Bytes handed to the link but not yet sent, above which writers wait. */
   linkHighWater?: number;
@@ -63,6 +78,10 @@ export interface TunnelMuxStats {
 
 export class TunnelMux {
   readonly window: number;
+  readonly maxWindow: number;
+  private readonly linkBudget: number;
+  /** The receive windows of all streams, summed. */
+  private windows = 0;
   private readonly link: TunnelLink;
   private readonly maxStreams: number;
   private readonly highWater: number;
@@ -78,6 +97,8 @@ export class TunnelMux {
   constructor(private readonly options: TunnelMuxOptions) {
     this.link = options.link;
     this.window = options.window ?? TUNNEL_WINDOW;
+    this.maxWindow = Math.max(this.window, options.maxWindow ?? TUNNEL_MAX_WINDOW);
+    this.linkBudget = options.linkBudget ?? TUNNEL_LINK_BUDGET;
     this.maxStreams = options.maxStreams ?? TUNNEL_MAX_STREAMS;
     this.highWater = options.linkHighWater ?? 1024 * 1024;
   }
@@ -124,9 +145,16 @@ export class TunnelMux {
     this.drainWaiters.push(wake);
   }
 
+  /** @internal A stream's receive window exists (or grows) within the link's budget. */
+  reserveWindow(bytes: number, optional: boolean): boolean {
+    if (optional && this.windows + bytes > this.linkBudget) return false;
+    this.windows += bytes;
+    return true;
+  }
+
   /** @internal */
-  forget(id: number): void {
-    this.streams.delete(id);
+  forget(id: number, window: number): void {
+    if (this.streams.delete(id)) this.windows -= window;
   }
 
   send(frame: TunnelFrame): void {
@@ -266,6 +294,8 @@ export class TunnelStream extends Duplex {
   closeError: Error | null = null;
   private sendCredit: number;
   private opened: boolean;
+  /** Our receive window: starts at the mux's, doubles while the consumer outruns the tunnel. */
+  private window: number;
   private received = 0;
   private acknowledged = 0;
   private pendingWrite: PendingWrite | null = null;
@@ -290,6 +320,8 @@ export class TunnelStream extends Duplex {
     });
     this.sendCredit = peerWindow;
     this.opened = false;
+    this.window = mux.window;
+    mux.reserveWindow(this.window, false);
   }
 
   /** Bytes received that the consumer has not taken yet. */
@@ -325,7 +357,7 @@ export class TunnelStream extends Duplex {
   /** @internal */
   onData(data: Uint8Array): void {
     if (this.destroyed || this.endReceived) return;
-    if (data.byteLength > this.mux.window - this.unconsumed) {
+    if (data.byteLength > this.window - this.unconsumed) {
       this.refuse(TUNNEL_RESET.protocol, "data beyond the window");
       return;
     }
@@ -362,10 +394,20 @@ export class TunnelStream extends Duplex {
     // a busy stream costs one small frame per quarter window.
     const consumed = this.received - this.readableLength;
     const owed = consumed - this.acknowledged;
-    if (owed > 0 && owed >= this.mux.window / 4) {
-      this.acknowledged = consumed;
-      this.mux.send({ type: "window", id: this.id, increment: owed });
+    if (owed <= 0 || owed < this.window / 4) return;
+    let increment = owed;
+    // The consumer has taken everything and waits: the window, not the reader, limits this
+    // stream (the round trip to the peer is long next to the data rate). Grow it, within the
+    // link's budget. A slow reader never empties its buffer here, so its window stays small.
+    if (this.readableLength === 0 && this.window < this.mux.maxWindow) {
+      const growth = Math.min(this.window, this.mux.maxWindow - this.window);
+      if (this.mux.reserveWindow(growth, true)) {
+        this.window += growth;
+        increment += growth;
+      }
     }
+    this.acknowledged = consumed;
+    this.mux.send({ type: "window", id: this.id, increment });
   }
 
   override _write(
@@ -417,15 +459,19 @@ export class TunnelStream extends Duplex {
       });
     }
     this.pendingWrite = null;
-    this.mux.forget(this.id);
+    this.mux.forget(this.id, this.window);
     callback(error);
   }
 
   // ---- What Node's HTTP client expects of a socket ----
 
+  /** As net.Socket's: 0 turns the idle timer off and takes the callback away again. */
   setTimeout(ms: number, onTimeout?: () => void): this {
     this.idleMs = ms;
-    if (onTimeout) this.once("timeout", onTimeout);
+    if (onTimeout) {
+      if (ms === 0) this.removeListener("timeout", onTimeout);
+      else this.once("timeout", onTimeout);
+    }
     this.touch();
     return this;
   }

@@ -61,8 +61,15 @@ export const TUNNEL_RESET = {
 } as const;
 export type TunnelResetCode = (typeof TUNNEL_RESET)[keyof typeof TUNNEL_RESET];
 
-/** Default receive window per stream and direction. */
-export const TUNNEL_WINDOW = 512 * 1024;
+/**
+ * Initial receive window per stream and direction. A receiver whose consumer keeps up doubles
+ * it (up to TUNNEL_MAX_WINDOW, all streams of a link within TUNNEL_LINK_BUDGET): a transfer
+ * over a long or busy path needs a window of its rate × round trip, a slow reader only what
+ * it holds.
+ */
+export const TUNNEL_WINDOW = 256 * 1024;
+export const TUNNEL_MAX_WINDOW = 4 * 1024 * 1024;
+export const TUNNEL_LINK_BUDGET = 64 * 1024 * 1024;
 /** Largest DATA payload in one frame. */
 export const TUNNEL_MAX_DATA = 64 * 1024;
 /** Streams one link may hold at once. */

@@ -7,7 +7,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TUNNEL_WINDOW } from "@keyway/protocol";
+import { TUNNEL_MAX_WINDOW } from "@keyway/protocol";
 import { HW } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
@@ -428,6 +428,8 @@ describe("the relay", () => {
 
   it("carries a 100 MB download to a slow reader without holding it in memory", async () => {
     const before = process.memoryUsage().arrayBuffers;
+    let peak = 0;
+    let heldBytes = 0;
     const received = await new Promise<{ bytes: number; ok: boolean; stalled: number }>(
       (done, fail) => {
         const req = http.get(`${origin}/big?mb=100`, { lookup, headers: { cookie } }, (res) => {
@@ -446,10 +448,9 @@ describe("the relay", () => {
             "the download to stall",
           ).then(() => {
             stalled = web.sent;
-            expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * MiB);
-            expect(h.app.services.tunnels.stats().peakStreamBuffered).toBeLessThanOrEqual(
-              TUNNEL_WINDOW,
-            );
+            // The relay holds at most one stream window (it grows only while the reader keeps up).
+            peak = h.app.services.tunnels.stats().peakStreamBuffered;
+            heldBytes = process.memoryUsage().arrayBuffers - before;
             res.on("data", (chunk: Buffer) => {
               for (let i = 0; i < chunk.length; i += 4099)
                 if (chunk[i] !== ((bytes + i) % (64 * 1024)) % 251) ok = false;
@@ -464,6 +465,8 @@ describe("the relay", () => {
     );
     expect(received.bytes).toBe(100 * MiB);
     expect(received.ok).toBe(true);
+    expect(peak).toBeLessThanOrEqual(TUNNEL_MAX_WINDOW);
+    expect(heldBytes).toBeLessThan(24 * MiB);
     // What left the device while nobody read: the windows and the sockets' buffers, not 100 MB.
     expect(received.stalled).toBeLessThan(32 * MiB);
   });
