@@ -31,6 +31,7 @@ let web: TargetWeb;
 let echo: { server: Server; port: number };
 let owner: Person;
 let machineID: number;
+let machineCode: string;
 let seq = 0;
 
 interface Person {
@@ -287,6 +288,7 @@ beforeAll(async () => {
     token: owner.token,
   });
   machineID = added.body.hwdata.machine_id;
+  machineCode = device.machineCode;
 
   dataDir = mkdtempSync(join(tmpdir(), "kw-tunnel-"));
   const child = spawn(
@@ -382,6 +384,8 @@ describe("visit URLs", () => {
     const { cookie, location, setCookie } = await openVisit(v.path_url);
     expect(location).toBe(`/visit/${v.visit_id}/`);
     expect(setCookie).toContain(`Path=/visit/${v.visit_id}/`);
+    const bare = await request(`http://127.0.0.1:${port}/visit/${v.visit_id}`, { cookie });
+    expect(bare.headers.location).toBe(`/visit/${v.visit_id}/`);
     const home = await request(`http://127.0.0.1:${port}/visit/${v.visit_id}/`, { cookie });
     expect(home.body.toString()).toContain("HMI home");
     expect(home.headers["set-cookie"]?.[0]).toBe(
@@ -391,6 +395,42 @@ describe("visit URLs", () => {
       cookie,
     });
     expect(moved.headers.location).toBe(`http://127.0.0.1:${port}/visit/${v.visit_id}/landing`);
+  });
+
+  it("are issued to the enterprise team that maintains the device, and to nobody else there", async () => {
+    const tech = await person("Tech");
+    const clerk = await person("Clerk");
+    const created = await h.call("POST", "/api/operator/v1/enterprises", {
+      form: { name: "Service Co", platformName: "Service Cloud", enableProject: 0 },
+      token: operator as string,
+    });
+    const eid = created.body.hwdata.eid;
+    for (const [account, kind] of [
+      [tech.email, "maintenance"],
+      [clerk.email, "member"],
+    ] as const) {
+      const res = await h.call("POST", "/api/enterprises/v1/admin/members", {
+        form: { eid, account, kind, isAdmin: 0 },
+        token: operator as string,
+      });
+      expect(res.body.hwcode).toBe(0);
+    }
+    const held = await h.call("POST", "/api/enterprises/v1/admin/devices", {
+      form: { eid, machineCode, type: 2 },
+      token: operator as string,
+    });
+    expect(held.body.hwcode).toBe(0);
+    const ask = (p: Person) =>
+      h.call("POST", "/api/enterprises/validVisitUrl", {
+        form: { eid, machineId: machineID },
+        token: p.token,
+      });
+    const granted = await ask(tech);
+    expect(granted.body.hwdata).toMatchObject({ role: "maintainer", online: true });
+    const { origin, cookie } = await openVisit(granted.body.hwdata.url);
+    expect((await request(`${origin}/`, { cookie })).body.toString()).toContain("HMI home");
+    expect((await ask(clerk)).body.hwcode).not.toBe(0);
+    expect((await ask(await person("Outsider"))).body.hwcode).toBe(HW.NO_PERMISSION.code);
   });
 
   it("answers 10010101 for a device whose agent has no tunnel", async () => {

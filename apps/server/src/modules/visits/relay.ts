@@ -46,6 +46,8 @@ interface Route {
   prefix: string;
   /** The device's path and query. */
   path: string;
+  /** Path mode: whether the URL went on past `/visit/<id>` with a slash. */
+  trailingSlash?: boolean;
 }
 
 function route(request: IncomingMessage): Route | null {
@@ -56,7 +58,12 @@ function route(request: IncomingMessage): Route | null {
   const byPath = VISIT_PATH.exec(url);
   if (byPath) {
     const prefix = `/visit/${byPath[1]}`;
-    return { id: byPath[1], prefix, path: `${byPath[2] ?? "/"}${byPath[3] ?? ""}` };
+    return {
+      id: byPath[1],
+      prefix,
+      path: `${byPath[2] ?? "/"}${byPath[3] ?? ""}`,
+      trailingSlash: byPath[2] !== undefined,
+    };
   }
   return null;
 }
@@ -210,7 +217,16 @@ export function createRelay(deps: {
           "set-cookie": `${VISIT_COOKIE}=${cookie}; Path=${r.prefix || ""}/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
           "cache-control": "no-store",
           "referrer-policy": "no-referrer",
+          "content-length": "0",
         });
+        response.end();
+        return;
+      }
+      if (r.prefix && !r.trailingSlash) {
+        // Relative links of the device's pages resolve against /visit/<id>/, not /visit/.
+        request.resume();
+        clearHeaders(response);
+        response.writeHead(301, { location: `${r.prefix}${r.path}`, "content-length": "0" });
         response.end();
         return;
       }
