@@ -21,6 +21,9 @@ export const queryKeys = {
   deviceAlarms: (code: string, page: number) => ["devices", "alarms", code, page] as const,
   deviceAlarmsAll: (code: string) => ["devices", "alarms", code] as const,
   deviceLocation: (id: number) => ["devices", "location", id] as const,
+  /** A device's visit log (personal or enterprise device alike). */
+  deviceVisitsAll: (id: number) => ["visits", id] as const,
+  deviceVisits: (id: number, page: number) => ["visits", id, page] as const,
   icons: ["icons"] as const,
 
   userEnterprises: ["enterprises", "mine"] as const,

@@ -1,20 +1,40 @@
-import { DeleteOutlined, EditOutlined, EyeOutlined, FolderOutlined } from "@ant-design/icons";
+import {
+  DeleteOutlined,
+  EditOutlined,
+  EyeOutlined,
+  FolderOutlined,
+  LoadingOutlined,
+  LoginOutlined,
+} from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { Card, Skeleton, Tooltip, Typography } from "antd";
 import { useLang } from "../../i18n/index.ts";
 import { IdentityTag, MachineIcon, StateBadge } from "./MachineParts.tsx";
+import { isOnline } from "./machine.ts";
 
 interface Props {
   machines: readonly Machine[];
   loading: boolean;
   onDetail: (machine: Machine) => void;
+  /** "Connect" (offline devices: disabled with the reason). */
+  onConnect: (machine: Machine) => void;
+  isConnecting: (machineId: number) => boolean;
   onEdit: (machine: Machine) => void;
   onMove: (machine: Machine) => void;
   onDelete: (machine: Machine) => void;
 }
 
 /** The card view of the personal device list: a responsive grid. */
-export function DeviceCards({ machines, loading, onDetail, onEdit, onMove, onDelete }: Props) {
+export function DeviceCards({
+  machines,
+  loading,
+  onDetail,
+  onConnect,
+  isConnecting,
+  onEdit,
+  onMove,
+  onDelete,
+}: Props) {
   const { t } = useLang();
   if (loading && machines.length === 0) {
     return (
@@ -37,6 +57,12 @@ export function DeviceCards({ machines, loading, onDetail, onEdit, onMove, onDel
           data-testid={`device-card-${m.machine_code}`}
           onClick={() => onDetail(m)}
           actions={[
+            <ConnectAction
+              key="connect"
+              machine={m}
+              connecting={isConnecting(m.machine_id)}
+              onConnect={onConnect}
+            />,
             <Tooltip key="detail" title={t("device.detail")}>
               <EyeOutlined
                 onClick={(e) => {
@@ -97,5 +123,33 @@ export function DeviceCards({ machines, loading, onDetail, onEdit, onMove, onDel
         </Card>
       ))}
     </div>
+  );
+}
+
+function ConnectAction({
+  machine,
+  connecting,
+  onConnect,
+}: {
+  machine: Machine;
+  connecting: boolean;
+  onConnect: (machine: Machine) => void;
+}) {
+  const { t } = useLang();
+  const online = isOnline(machine);
+  const Icon = connecting ? LoadingOutlined : LoginOutlined;
+  return (
+    <Tooltip title={online ? t("device.connect.button") : t("device.connect.offlineHint")}>
+      <Icon
+        className={online ? "kw-primary-icon" : "kw-disabled-icon"}
+        aria-disabled={!online}
+        onClick={(e) => {
+          e.stopPropagation();
+          if (online && !connecting) onConnect(machine);
+        }}
+        data-testid={`device-connect-${machine.machine_id}`}
+        data-online={online ? 1 : 0}
+      />
+    </Tooltip>
   );
 }

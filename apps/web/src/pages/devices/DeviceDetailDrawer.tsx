@@ -9,8 +9,10 @@ import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
+import { ConnectButton, useConnect } from "./ConnectButton.tsx";
 import { DeviceAlarms } from "./DeviceAlarms.tsx";
 import { DeviceLocation } from "./DeviceLocation.tsx";
+import { DeviceVisits } from "./DeviceVisits.tsx";
 import {
   DetailRetryAlert,
   MachineDescriptions,
@@ -19,13 +21,14 @@ import {
 import { IdentityTag, LastSeen, StateBadge } from "./MachineParts.tsx";
 import { withLiveState } from "./machine.ts";
 
-export type DetailTab = "info" | "alarms" | "location";
+export type DetailTab = "info" | "alarms" | "location" | "visits";
 
 /**
  * Device detail (SPEC §2 "device detail with alarms, location and cloud switch"): live state
- * with "last seen" and the cloud switch on top, then the tabs Info (GET /device/v1/detail +
- * /device/v1/user/role/info), Alarms and Location. The list row is shown at once; the fresh
- * detail replaces it when it arrives.
+ * with "last seen" and the cloud switch on top, "Connect" in the header, then the tabs Info
+ * (GET /device/v1/detail + /device/v1/user/role/info), Alarms, Location and — for the Akey and
+ * Bkeys — Visits (the visit log). The list row is shown at once; the fresh detail replaces it
+ * when it arrives.
  */
 export function DeviceDetailDrawer(props: {
   machine: Machine | null;
@@ -65,6 +68,7 @@ export function DeviceDetailDrawer(props: {
   const canWrite = identity === "akey" || identity === "bkey";
   // The authority centre is the Akey's and the Bkeys' (SPEC §6).
   const manages = role.data?.role === "akey" || role.data?.role === "bkey";
+  const { connect, isPending } = useConnect();
 
   return (
     <Drawer
@@ -76,12 +80,20 @@ export function DeviceDetailDrawer(props: {
           setAuthorityOpen(false);
         }
       }}
-      size={600}
+      // The visit log has more columns than the other tabs.
+      size={tab === "visits" ? 900 : 600}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
         machine && (
           <Space>
+            <ConnectButton
+              machine={machine}
+              onConnect={(m) => void connect(m)}
+              loading={isPending(machine.machine_id)}
+              variant="button"
+              testId="device-detail-connect"
+            />
             {manages && (
               <Button
                 icon={<SafetyOutlined />}
@@ -170,6 +182,17 @@ export function DeviceDetailDrawer(props: {
                 ),
                 children: <DeviceLocation machineId={machine.machine_id} canWrite={canWrite} />,
               },
+              ...(manages
+                ? [
+                    {
+                      key: "visits",
+                      label: (
+                        <span data-testid="device-detail-tab-visits">{t("device.visits.tab")}</span>
+                      ),
+                      children: <DeviceVisits machineId={machine.machine_id} />,
+                    },
+                  ]
+                : []),
             ]}
           />
         </Flex>

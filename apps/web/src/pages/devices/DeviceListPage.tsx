@@ -33,6 +33,7 @@ import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { enterpriseDevicePath } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { AddDeviceModal } from "./AddDeviceModal.tsx";
+import { ConnectButton, useConnect } from "./ConnectButton.tsx";
 import { DeviceCards } from "./DeviceCards.tsx";
 import { type DetailTab, DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
 import { EditDeviceModal } from "./EditDeviceModal.tsx";
@@ -137,6 +138,8 @@ function PersonalDevices() {
   const selection = selected.filter((k) => visibleIds.has(Number(k)));
 
   const remove = useMutation({ mutationFn: devicesApi.remove });
+  const { connect, isPending: connecting } = useConnect();
+  const onConnect = (machine: Machine) => void connect(machine);
 
   const confirmDelete = (machine: Machine) => {
     const akey = machine.limit_authority === 3;
@@ -166,8 +169,8 @@ function PersonalDevices() {
   const openMove = (machine: Machine) =>
     setMoving({ ids: [machine.machine_id], groupId: machine.groups ?? 0 });
 
-  const baseColumns = useMachineColumns({ name: 220, code: 180, state: 90 });
-  const groupColumn = useGroupColumn(110);
+  const baseColumns = useMachineColumns({ name: 190, code: 170, state: 90 });
+  const groupColumn = useGroupColumn(100);
   const groupOptions = useGroupFilterOptions(groups.data?.list);
   const columns: TableProps<Machine>["columns"] = [
     ...baseColumns,
@@ -175,7 +178,7 @@ function PersonalDevices() {
     {
       title: t("device.remark"),
       dataIndex: "machine_remark",
-      width: 140,
+      width: 110,
       ellipsis: true,
       render: (remark: string) => remark || "-",
     },
@@ -188,10 +191,16 @@ function PersonalDevices() {
     {
       title: t("common.action"),
       key: "action",
-      width: 200,
+      width: 300,
       fixed: "right",
       render: (_: unknown, m) => (
         <Space size={0} onClick={(e) => e.stopPropagation()}>
+          <ConnectButton
+            machine={m}
+            onConnect={onConnect}
+            loading={connecting(m.machine_id)}
+            testId={`device-connect-${m.machine_id}`}
+          />
           <Button
             type="link"
             size="small"
@@ -268,6 +277,8 @@ function PersonalDevices() {
           machines={list}
           loading={firstLoad}
           onDetail={openDetail}
+          onConnect={onConnect}
+          isConnecting={connecting}
           onEdit={setEditing}
           onMove={openMove}
           onDelete={confirmDelete}
@@ -284,7 +295,7 @@ function PersonalDevices() {
           dataSource={list}
           loading={devices.isFetching}
           pagination={false}
-          scroll={{ x: 1088, y: tableHeight }}
+          scroll={{ x: 1108, y: tableHeight }}
           rowSelection={{
             selectedRowKeys: selection,
             onChange: (keys) => setSelected(keys),

@@ -6,6 +6,7 @@ import { type EnterpriseDeviceType, enterprisesApi } from "../../api/enterprises
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { ConnectButton } from "../devices/ConnectButton.tsx";
 import {
   DetailRetryAlert,
   MachineDescriptions,
@@ -19,10 +20,20 @@ interface Props {
   type: EnterpriseDeviceType;
   machine: Machine | null;
   onClose: () => void;
+  /** "Connect" through validVisitUrl (the row carries the live state). */
+  onConnect: (machine: Machine) => void;
+  connecting: boolean;
 }
 
 /** An enterprise / maintenance device: machineInfo, personnel, maintenance remark (type 2). */
-export function EnterpriseDeviceDrawer({ eid, type, machine: row, onClose }: Props) {
+export function EnterpriseDeviceDrawer({
+  eid,
+  type,
+  machine: row,
+  onClose,
+  onConnect,
+  connecting,
+}: Props) {
   const { t } = useLang();
   const id = row?.machine_id ?? 0;
   const open = row !== null;
@@ -41,6 +52,17 @@ export function EnterpriseDeviceDrawer({ eid, type, machine: row, onClose }: Pro
       size={560}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
+      extra={
+        row && (
+          <ConnectButton
+            machine={row}
+            onConnect={onConnect}
+            loading={connecting}
+            variant="button"
+            testId="enterprise-detail-connect"
+          />
+        )
+      }
       data-testid="enterprise-device-drawer"
     >
       {machine && (

@@ -8,6 +8,7 @@ import {
   Empty,
   Flex,
   Result,
+  Space,
   Table,
   type TableProps,
   Typography,
@@ -27,6 +28,7 @@ import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { ConnectButton, useConnect } from "../devices/ConnectButton.tsx";
 import { withLiveStates } from "../devices/machine.ts";
 import {
   ALL_GROUPS,
@@ -126,6 +128,10 @@ function EnterpriseDevices({
   });
   const list = useMemo(() => withLiveStates(rows ?? [], states.data), [rows, states.data]);
   const filtered = term !== "" || groupId !== undefined;
+  const { connect, isPending: connecting } = useConnect();
+  const onConnect = (machine: Machine) => void connect(machine, eid);
+  // The open drawer follows the row's live state (its Connect button).
+  const detailRow = detail && (list.find((m) => m.machine_id === detail.machine_id) ?? detail);
 
   const baseColumns = useMachineColumns({ name: 240, code: 180, state: 90 });
   const groupColumn = useGroupColumn(130);
@@ -153,6 +159,23 @@ function EnterpriseDevices({
       width: 100,
       ellipsis: true,
       render: (v: string) => v || "-",
+    },
+    {
+      title: t("common.action"),
+      key: "action",
+      width: 96,
+      fixed: "right",
+      render: (_: unknown, m) => (
+        // A click here is not a click on the row (which opens the drawer).
+        <Space size={0} onClick={(e) => e.stopPropagation()}>
+          <ConnectButton
+            machine={m}
+            onConnect={onConnect}
+            loading={connecting(m.machine_id)}
+            testId={`enterprise-device-connect-${m.machine_id}`}
+          />
+        </Space>
+      ),
     },
   ];
 
@@ -190,7 +213,7 @@ function EnterpriseDevices({
           dataSource={list}
           loading={devices.isFetching}
           pagination={false}
-          scroll={{ x: 1030, y: tableHeight }}
+          scroll={{ x: 1126, y: tableHeight }}
           rowClassName="kw-clickable"
           onRow={(m) =>
             ({
@@ -257,8 +280,10 @@ function EnterpriseDevices({
       <EnterpriseDeviceDrawer
         eid={eid}
         type={type}
-        machine={detail}
+        machine={detailRow}
         onClose={() => setDetail(null)}
+        onConnect={onConnect}
+        connecting={detail ? connecting(detail.machine_id) : false}
       />
     </div>
   );

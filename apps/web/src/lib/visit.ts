@@ -1,0 +1,60 @@
+import { HW } from "@keyway/shared";
+import { ApiError } from "../api/errors.ts";
+import type { VisitUrl } from "../api/visits.ts";
+
+/**
+ * Connecting to a device (SPEC §4 "Connection": connecting; online success; failed or
+ * offline; not bound or cloud closed). `offline`/`failed` and `unbound`/`closed` are the
+ * SPEC's two-sided states told apart, so the title says which.
+ */
+export type ConnectState = "connecting" | "online" | "offline" | "failed" | "unbound" | "closed";
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * Whether `<visit-id>.visit.<hostname>` can resolve for a browser standing on `hostname`:
+ * not on an IP address (no names under it), not on a single-label intranet name (no
+ * wildcard DNS under "keyway" or "nas"); `localhost` is the exception, browsers resolve
+ * `*.localhost` to loopback themselves (RFC 6761).
+ */
+export function subdomainsResolve(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "" || IPV4.test(host) || host.includes(":") || host.startsWith("[")) return false;
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  return host.includes(".");
+}
+
+/**
+ * Where to open a visit (decision 42): its own host (`url`, `<visit-id>.visit.<host>`, where
+ * the device's absolute paths and cookies work unchanged) unless this page's host cannot have
+ * resolvable sub-domains; then the path form `/visit/<id>/` on this page's own origin, which
+ * is reachable since this page was.
+ */
+export function visitHref(
+  visit: Pick<VisitUrl, "url" | "path_url">,
+  here: { hostname: string; origin: string } = window.location,
+): string {
+  if (subdomainsResolve(here.hostname)) return visit.url;
+  try {
+    const path = new URL(visit.path_url);
+    return new URL(`${path.pathname}${path.search}`, here.origin).href;
+  } catch {
+    return visit.path_url;
+  }
+}
+
+/** The SPEC §4 connection state a refused or failed visit URL call ends in. */
+export function connectStateOf(error: unknown): Exclude<ConnectState, "connecting" | "online"> {
+  if (!(error instanceof ApiError) || error.kind !== "business") return "failed";
+  if (error.is(HW.DEVICE_OFFLINE.code)) return "offline";
+  if (error.is(HW.CLOUD_CLOSED.code) || error.is(HW.CLOUD_EXPIRED.code)) return "closed";
+  if (
+    error.is(HW.WRONG_ROLE.code) ||
+    error.is(HW.VISIT_TIMEOUT.code) ||
+    error.is(HW.NO_PERMISSION.code) ||
+    error.is(HW.DEVICE_NO_PERMISSION.code)
+  ) {
+    return "unbound";
+  }
+  return "failed";
+}

@@ -1,0 +1,181 @@
+import { LoadingOutlined, LoginOutlined } from "@ant-design/icons";
+import type { Machine } from "@keyway/shared";
+import { App, Button, Tooltip } from "antd";
+import { useCallback, useState } from "react";
+import { ApiError } from "../../api/errors.ts";
+import { type VisitUrl, visitsApi } from "../../api/visits.ts";
+import { useLang } from "../../i18n/index.ts";
+import { terminalUUID } from "../../lib/terminal.ts";
+import { type ConnectState, connectStateOf, visitHref } from "../../lib/visit.ts";
+import { isOnline } from "./machine.ts";
+
+const statusProps = (state: ConnectState, machineId: number) =>
+  ({
+    "data-testid": "connect-status",
+    "data-state": state,
+    "data-device": machineId,
+  }) as object;
+
+/** A short "connecting…" page in the tab opened on click, until the visit URL arrives. */
+function showWaiting(tab: Window, title: string, text: string): void {
+  try {
+    const doc = tab.document;
+    doc.title = title;
+    const p = doc.createElement("p");
+    p.textContent = text;
+    p.setAttribute(
+      "style",
+      "font-family:system-ui,sans-serif;color:#555;margin:20vh auto;text-align:center",
+    );
+    doc.body.replaceChildren(p);
+  } catch {
+    // Not ours to write (a browser that opened it elsewhere): the blank tab will do.
+  }
+}
+
+/**
+ * Connecting to a device (SPEC §4 "Connection"): a new tab is opened at once, inside the
+ * click, so that popup blockers let it through; the visit URL is asked for
+ * (getValidVisitUrl, or validVisitUrl with `eid` for an enterprise device) and the tab sent
+ * there, or closed when the server refuses. The states — connecting, online success, failed
+ * or offline, not bound or cloud closed — show in a notification with the server's message.
+ */
+export function useConnect() {
+  const { t } = useLang();
+  const { notification } = App.useApp();
+  const [pending, setPending] = useState<ReadonlySet<number>>(() => new Set());
+
+  const mark = useCallback((id: number, on: boolean) => {
+    setPending((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+
+  const connect = useCallback(
+    async (machine: Machine, eid?: number) => {
+      const id = machine.machine_id;
+      const name = machine.machine_name || machine.machine_code;
+      const key = `connect-${id}`;
+      const tab = window.open("", "_blank");
+      if (tab) {
+        // The device's page must not reach back into Keyway through window.opener.
+        tab.opener = null;
+        showWaiting(tab, t("device.connect.tabTitle"), t("device.connect.tabText", { name }));
+      }
+      mark(id, true);
+      notification.info({
+        key,
+        title: t("device.connect.connecting", { name }),
+        description: t("device.connect.connectingHint"),
+        icon: <LoadingOutlined className="kw-primary-icon" />,
+        duration: 0,
+        props: statusProps("connecting", id),
+      });
+      let visit: VisitUrl;
+      try {
+        visit =
+          eid !== undefined
+            ? await visitsApi.enterpriseUrl(eid, id)
+            : await visitsApi.personalUrl(id, terminalUUID());
+      } catch (error) {
+        tab?.close();
+        if (error instanceof ApiError && error.kind === "session") {
+          notification.destroy(key);
+          return;
+        }
+        const state = connectStateOf(error);
+        const text = error instanceof Error ? error.message : String(error);
+        const show = state === "offline" ? notification.warning : notification.error;
+        show({
+          key,
+          title: t(`device.connect.${state}`, { name }),
+          description: text,
+          duration: 8,
+          props: statusProps(state, id),
+        });
+        return;
+      } finally {
+        mark(id, false);
+      }
+      const href = visitHref(visit);
+      if (tab && !tab.closed) {
+        tab.location.replace(href);
+        notification.success({
+          key,
+          title: t("device.connect.online", { name }),
+          description: t("device.connect.onlineHint"),
+          props: statusProps("online", id),
+        });
+        return;
+      }
+      // No tab (blocked, or closed meanwhile): the link opens it on a second click.
+      notification.success({
+        key,
+        title: t("device.connect.online", { name }),
+        description: t("device.connect.blocked"),
+        duration: 0,
+        actions: (
+          <Button
+            type="primary"
+            size="small"
+            href={href}
+            target="_blank"
+            rel="noopener noreferrer"
+            onClick={() => notification.destroy(key)}
+            data-testid="connect-open"
+          >
+            {t("device.connect.open")}
+          </Button>
+        ),
+        props: statusProps("online", id),
+      });
+    },
+    [t, notification, mark],
+  );
+
+  return { connect, isPending: (id: number) => pending.has(id) };
+}
+
+/**
+ * "Connect": disabled with the reason while the device is offline (its live state).
+ * `variant` "link" in tables, "button" in a drawer's header.
+ */
+export function ConnectButton({
+  machine,
+  onConnect,
+  loading,
+  testId,
+  variant = "link",
+}: {
+  machine: Machine;
+  onConnect: (machine: Machine) => void;
+  loading: boolean;
+  testId: string;
+  variant?: "link" | "button";
+}) {
+  const { t } = useLang();
+  const online = isOnline(machine);
+  const button = (
+    <Button
+      type={variant === "link" ? "link" : "primary"}
+      size={variant === "link" ? "small" : "middle"}
+      icon={variant === "button" ? <LoginOutlined /> : undefined}
+      disabled={!online}
+      loading={loading}
+      onClick={() => onConnect(machine)}
+      data-testid={testId}
+      data-online={online ? 1 : 0}
+    >
+      {t("device.connect.button")}
+    </Button>
+  );
+  if (online) return button;
+  return (
+    <Tooltip title={t("device.connect.offlineHint")}>
+      <span className="kw-inline-block">{button}</span>
+    </Tooltip>
+  );
+}
