@@ -1,13 +1,26 @@
+import { createServer } from "node:net";
 import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
-import { testConfig } from "../../apps/server/src/config.ts";
+import { type Config, testConfig } from "../../apps/server/src/config.ts";
 import { createTestDatabase } from "../../apps/server/src/db/testing.ts";
 import { createSenders } from "../../apps/server/src/infra/senders.ts";
 import { seedDemo } from "../../apps/server/src/seed.ts";
 import { startSmtpServer } from "../../apps/server/src/testing/smtp.ts";
 
 export const WEB_DIST = path.resolve(import.meta.dirname, "../../apps/web/dist");
+
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Debian's Chromium with the flags this sandbox needs (no background network). */
 export function launchChromium(): Promise<Browser> {
@@ -28,21 +41,26 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * The real platform on a free port: built web app, real database, real SMTP server that
- * receives the codes, and Chromium.
+ * receives the codes, and Chromium. PUBLIC_URL is `http://localhost:<port>`, so links and
+ * visit hosts (`<visit-id>.visit.localhost:<port>`, loopback in Chromium) point at it.
  */
-export async function startPlatform() {
+export async function startPlatform(options: { config?: Partial<Config> } = {}) {
   const smtp = await startSmtpServer();
   const database = await createTestDatabase();
+  const port = await freePort();
   const app = await buildApp({
-    config: testConfig({ SMTP_URL: smtp.url, WEB_DIST }),
+    config: testConfig({
+      SMTP_URL: smtp.url,
+      WEB_DIST,
+      PUBLIC_URL: `http://localhost:${port}`,
+      ...options.config,
+    }),
     db: database.db,
     senders: createSenders({ smtpUrl: smtp.url, mailFrom: "Keyway <no-reply@keyway.local>" }),
     logger: false,
   });
   await seedDemo(app.services.accounts);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  await app.listen({ port, host: "127.0.0.1" });
   const browser = await launchChromium();
   return {
     app,

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
+import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
 import { startPlatform } from "./browser.ts";
 
 /**
@@ -15,17 +14,8 @@ import { startPlatform } from "./browser.ts";
  * alarm tab.
  */
 let platform: Awaited<ReturnType<typeof startPlatform>>;
-let agent: ChildProcess;
-let hmiPort: number;
+let agent: SimulatedAgent;
 let demo: DemoDevice;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -38,31 +28,14 @@ beforeAll(async () => {
     devices: platform.app.services.devices,
     dataDir,
   });
-  hmiPort = await freePort();
-  const root = path.resolve(import.meta.dirname, "../..");
-  agent = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "apps/agent/src/cli.ts",
-      "run",
-      "--server",
-      `mqtt://127.0.0.1:${mqttPort}`,
-      "--code",
-      demo.machineCode,
-      `--secret=${demo.deviceSecret}`,
-      "--simulate",
-      "--http-port",
-      String(hmiPort),
-      "--data-dir",
-      path.join(dataDir, "agent"),
-    ],
-    { cwd: root, stdio: "ignore" },
-  );
+  agent = await startSimulatedAgent({
+    server: `mqtt://127.0.0.1:${mqttPort}`,
+    machineCode: demo.machineCode,
+    deviceSecret: demo.deviceSecret,
+  });
 });
 afterAll(async () => {
-  agent?.kill("SIGKILL");
+  await agent?.stop();
   await platform?.close();
 });
 
@@ -88,7 +61,7 @@ describe("a live device in the browser", () => {
 
     // Raise an alarm on the simulated HMI's own web page.
     const hmi = await (await platform.browser.newContext()).newPage();
-    await hmi.goto(`http://127.0.0.1:${hmiPort}/`);
+    await hmi.goto(`http://127.0.0.1:${agent.hmiPort}/`);
     await expect
       .poll(() => hmi.textContent(tid("hmi-state")), { timeout: 10_000 })
       .toMatch(/online/i);

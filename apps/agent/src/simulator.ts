@@ -274,6 +274,7 @@ function page(code: string): string {
   <h1>${title}</h1>
   <span>Cloud <span id="conn" class="pill connecting" data-testid="hmi-state">connecting</span></span>
   <span>Cloud switch <span id="switch" class="pill open" data-testid="hmi-switch">open</span></span>
+  <span>This page <span id="link" class="pill connecting" data-testid="hmi-link">connecting</span></span>
 </header>
 <main>
   <section>
@@ -303,7 +304,10 @@ function page(code: string): string {
   function setPill(el, text, cls) { el.textContent = text; el.className = "pill " + cls; }
   async function refresh() {
     try {
-      const s = await (await fetch("/api/status", { cache: "no-store" })).json();
+      const r = await fetch("/api/status", { cache: "no-store" });
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      const s = await r.json();
+      setPill($("link"), "connected", "online");
       setPill($("conn"), s.connection, s.connection);
       setPill($("switch"), s.cloudSwitch ? "open" : "closed", s.cloudSwitch ? "open" : "closed");
       $("t-level").textContent = s.tags["Tank1.Level"].toFixed(1);
@@ -323,6 +327,8 @@ function page(code: string): string {
       }));
     } catch {
       setPill($("conn"), "agent unreachable", "offline");
+      // The page lost its way to the device (agent gone, or a relayed visit ended).
+      setPill($("link"), "lost", "offline");
     }
   }
   async function post(path) {
