@@ -7,7 +7,7 @@ import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { accountOf } from "./parts.tsx";
+import { accountOf, personColumns } from "./parts.tsx";
 
 /** The black list (POST /admin/select infoType -1): who may not apply; remove to let them. */
 export function BlackListTab({ machineId }: { machineId: number }) {
@@ -23,18 +23,7 @@ export function BlackListTab({ machineId }: { machineId: number }) {
   });
 
   const columns: TableProps<BlackListEntry>["columns"] = [
-    {
-      title: t("authority.name"),
-      dataIndex: "name",
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
-    {
-      title: t("field.account"),
-      key: "account",
-      ellipsis: true,
-      render: (_: unknown, e) => accountOf(e),
-    },
+    ...personColumns<BlackListEntry>(t),
     {
       title: t("authority.blockedAt"),
       dataIndex: "created_at",

@@ -15,7 +15,7 @@ import {
   visitTimeRule,
 } from "../../components/VisitTimeInput.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { accountOf, ExpiresCell, VisitTimeCell } from "./parts.tsx";
+import { accountOf, ExpiresCell, personColumns, terminalColumn, VisitTimeCell } from "./parts.tsx";
 
 /**
  * Valid visit times (POST /admin/select infoType 3): set a custom time (at least 10 minutes,
@@ -39,25 +39,8 @@ export function ValidVisitTab({ machineId }: { machineId: number }) {
   });
 
   const columns: TableProps<WhiteListEntry>["columns"] = [
-    {
-      title: t("authority.name"),
-      dataIndex: "name",
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
-    {
-      title: t("field.account"),
-      key: "account",
-      ellipsis: true,
-      render: (_: unknown, e) => accountOf(e),
-    },
-    {
-      title: t("access.request.terminal"),
-      dataIndex: "terminal_name",
-      width: 120,
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
+    ...personColumns<WhiteListEntry>(t),
+    terminalColumn(t),
     {
       title: t("authority.timeLeft"),
       dataIndex: "visitTime",

@@ -8,7 +8,7 @@ import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { accountOf, ConfirmLink, VisitTimeCell } from "./parts.tsx";
+import { accountOf, ConfirmLink, personColumns, terminalColumn, VisitTimeCell } from "./parts.tsx";
 
 /**
  * The white list: every visit grant of the device, newest first, 6 a page (POST
@@ -45,26 +45,8 @@ export function WhiteListTab({ machineId }: { machineId: number }) {
   });
 
   const columns: TableProps<WhiteListEntry>["columns"] = [
-    {
-      title: t("authority.name"),
-      dataIndex: "name",
-      width: 100,
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
-    {
-      title: t("field.account"),
-      key: "account",
-      ellipsis: true,
-      render: (_: unknown, e) => accountOf(e),
-    },
-    {
-      title: t("access.request.terminal"),
-      dataIndex: "terminal_name",
-      width: 120,
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
+    ...personColumns<WhiteListEntry>(t, 100),
+    terminalColumn(t),
     {
       title: t("authority.visitTime"),
       dataIndex: "visitTime",

@@ -67,3 +67,36 @@ export function ConfirmLink(props: {
     </Popconfirm>
   );
 }
+
+type Translate = ReturnType<typeof useLang>["t"];
+type Person = { name: string; phone?: string; email?: string };
+
+/** The name and masked account columns every authority list starts with. */
+export function personColumns<T extends Person>(t: Translate, nameWidth?: number) {
+  return [
+    {
+      title: t("authority.name"),
+      dataIndex: "name",
+      width: nameWidth,
+      ellipsis: true,
+      render: (v: string) => v || "-",
+    },
+    {
+      title: t("field.account"),
+      key: "account",
+      ellipsis: true,
+      render: (_: unknown, e: T) => accountOf(e),
+    },
+  ];
+}
+
+/** The terminal a visit time is bound to. */
+export function terminalColumn(t: Translate) {
+  return {
+    title: t("access.request.terminal"),
+    dataIndex: "terminal_name",
+    width: 120,
+    ellipsis: true,
+    render: (v: string) => v || "-",
+  };
+}
