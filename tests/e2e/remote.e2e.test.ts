@@ -154,6 +154,17 @@ describe("remote access in the browser", () => {
     await expect.poll(() => rowConnect.getAttribute("data-online"), { timeout: 30_000 }).toBe("1");
     await settle(page);
     await page.screenshot({ path: "/tmp/kw-remote-list-en.png" });
+    // The card view has Connect too.
+    await page.click(tid("device-view-card"));
+    const cardConnect = page.locator(
+      `${tid(`device-card-${demo.machineCode}`)} ${tid(`device-connect-${deviceId}`)}`,
+    );
+    expect(await cardConnect.getAttribute("data-online")).toBe("1");
+    await cardConnect.hover();
+    await page.locator(".ant-tooltip", { hasText: "Connect" }).waitFor();
+    await settle(page);
+    await page.screenshot({ path: "/tmp/kw-remote-cards-en.png" });
+    await page.click(tid("device-view-table"));
 
     // Connect from the list: connecting → online, the HMI in a new tab on its visit host.
     const hmi = await connectThroughUi(
