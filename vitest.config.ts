@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     maxWorkers: 2,
+    // Browser and socket tests wait for what a user would see; on a loaded 2-core CI machine
+    // that can take more than vitest's 1 s default.
+    expect: { poll: { timeout: 10_000, interval: 100 } },
   },
 });
