@@ -1,9 +1,10 @@
 /**
  * One Keyway server node for redis.test.ts, run as its own process:
- * `node --import tsx push.node.fixture.ts` with
- *   REDIS_URL            the shared Redis (required),
- *   FIXTURE_DATABASE_URL a PostgreSQL database shared by the nodes; unset: in-memory PGlite,
- *   FIXTURE_SEED=1       create the test user and its two terminals (fixed tokens).
+ * `node --import tsx push.node.fixture.ts '<json>'` where the JSON argument carries
+ *   redisUrl     the shared Redis (required),
+ *   databaseUrl  a PostgreSQL database shared by the nodes; absent: in-memory PGlite,
+ *   seed         true: create the test user and its two terminals (fixed tokens).
+ * (An argument, not the environment: config.ts is the only reader of process.env.)
  * Without a shared database every node seeds the same user into its own fresh database, so
  * the ids and tokens agree (docs/decisions.md). It prints one JSON line when listening
  * (`{port, userId, terminalIds, tokens}`), then takes JSON commands on stdin, one a line:
@@ -24,9 +25,14 @@ const FIXTURE_USER = {
   tokens: ["push-node-token-phone-0000000000000000", "push-node-token-tablet-000000000000000"],
 } as const;
 
-const redisUrl = process.env.REDIS_URL;
-if (!redisUrl) throw new Error("REDIS_URL is required");
-const database = await openDatabase({ url: process.env.FIXTURE_DATABASE_URL });
+const options = JSON.parse(process.argv[2] ?? "{}") as {
+  redisUrl?: string;
+  databaseUrl?: string;
+  seed?: boolean;
+};
+const redisUrl = options.redisUrl;
+if (!redisUrl) throw new Error("redisUrl is required");
+const database = await openDatabase({ url: options.databaseUrl });
 const app = await buildApp({
   config: testConfig({ WEB_DIST: "/nonexistent", REDIS_URL: redisUrl }),
   db: database.db,
@@ -34,7 +40,7 @@ const app = await buildApp({
   sweepEveryMs: 0,
 });
 
-if (process.env.FIXTURE_SEED === "1") {
+if (options.seed) {
   const user = await app.services.accounts.createActivatedUser({
     account: { channel: "email", email: FIXTURE_USER.email },
     password: "secret123",

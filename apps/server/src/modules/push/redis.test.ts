@@ -55,11 +55,20 @@ interface Node {
 }
 
 /** One Keyway server process (push.node.fixture.ts). */
-async function startNode(env: Record<string, string>): Promise<Node> {
+async function startNode(options: {
+  redisUrl: string;
+  seed: boolean;
+  databaseUrl?: string;
+}): Promise<Node> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(import.meta.dirname, "push.node.fixture.ts")],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] },
+    [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "push.node.fixture.ts"),
+      JSON.stringify(options),
+    ],
+    { cwd: root, stdio: ["pipe", "pipe", "inherit"] },
   );
   const answers: Array<(line: string) => void> = [];
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -104,7 +113,7 @@ describe("push fan-out across nodes through Redis", () => {
   beforeAll(async () => {
     redis = await startRedis();
     const serverUrl = testDatabaseUrl();
-    let shared: Record<string, string> = {};
+    let shared: { databaseUrl?: string } = {};
     if (serverUrl) {
       const name = `kw_test_${randomBytes(6).toString("hex")}`;
       const admin = new pg.Client({ connectionString: serverUrl });
@@ -113,7 +122,7 @@ describe("push fan-out across nodes through Redis", () => {
       await admin.end();
       const url = new URL(serverUrl);
       url.pathname = `/${name}`;
-      shared = { FIXTURE_DATABASE_URL: url.toString() };
+      shared = { databaseUrl: url.toString() };
       dropDatabase = async () => {
         const cleanup = new pg.Client({ connectionString: serverUrl });
         await cleanup.connect();
@@ -121,12 +130,12 @@ describe("push fan-out across nodes through Redis", () => {
         await cleanup.end();
       };
     }
-    const nodeA = startNode({ REDIS_URL: redis.url, FIXTURE_SEED: "1", ...shared });
+    const nodeA = startNode({ redisUrl: redis.url, seed: true, ...shared });
     // A shared database is seeded once, by A, before B starts; private ones both at once.
     if (serverUrl) await nodeA;
     const nodeB = startNode({
-      REDIS_URL: redis.url,
-      FIXTURE_SEED: serverUrl ? "0" : "1",
+      redisUrl: redis.url,
+      seed: !serverUrl,
       ...shared,
     });
     [a, b] = await Promise.all([nodeA, nodeB]);
