@@ -1,4 +1,4 @@
-import { AUDIT_STATE, HW, MESSAGE_TYPE } from "@keyway/shared";
+import { AUDIT_STATE, HW, MESSAGE_TYPE, VALIDATION_MESSAGES } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
@@ -608,6 +608,53 @@ describe("authority centre", () => {
       token: owner.token,
     });
     expect(code((await connect(visitor, machineID)).body)).toBe(203);
+  });
+});
+
+describe("bad input", () => {
+  it("is refused field by field with the shared rule's text, in Chinese and English", async () => {
+    const { owner, machineID, device } = await ownedDevice();
+    const cases: [string, Record<string, string | number>, string, string][] = [
+      [
+        "/api/v1/audit/addVisit",
+        { machineID, message: "x".repeat(16) },
+        "message",
+        "v.leaveMessage",
+      ],
+      ["/api/v1/audit/visitReply", { requestId: 1, result: "maybe" }, "result", "v.replyResult"],
+      [
+        "/api/v1/audit/visitReply",
+        { requestId: 1, result: "agree", visitTime: 5 },
+        "visitTime",
+        "v.visitTime",
+      ],
+      ["/api/admin/select", { machineID, infoType: 7 }, "infoType", "v.infoType"],
+      ["/api/admin/updateLevel", { id: 1, machineID, limit: 9 }, "limit", "v.level"],
+      [
+        "/api/cloudSet/updateMachineInfo",
+        { machineCode: device.machineCode, checkType: 5 },
+        "checkType",
+        "v.checkType",
+      ],
+    ];
+    for (const [url, form, field, key] of cases) {
+      for (const lang of ["en", "cn"] as const) {
+        const res = await h.call("POST", url, { form, token: owner.token, lang });
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ hwcode: HW.BAD_REQUEST.code, hwdata: { field } });
+        const text = VALIDATION_MESSAGES[key as keyof typeof VALIDATION_MESSAGES];
+        expect(res.body.msg).toBe(lang === "en" ? text.en : text.zh);
+      }
+    }
+    const notListed = await h.call("POST", "/api/admin/blacklist/remove", {
+      form: { machineID, userId: owner.userId },
+      token: owner.token,
+      lang: "en",
+    });
+    expect(notListed.body).toMatchObject({
+      hwcode: HW.MEMBER_NOT_FOUND.code,
+      msg: HW.MEMBER_NOT_FOUND.en,
+    });
   });
 });
 
