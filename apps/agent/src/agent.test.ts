@@ -211,12 +211,14 @@ describe("keyway-agent against the real server", { timeout: 240_000 }, () => {
     await until(isOnline);
     expect((await status(second)).connection).toBe("online");
 
-    // A cloud command reaches the agent: the cloud switch shows up in the simulator.
-    await h.app.services.gateway.sendCommand(device.machineCode, {
-      type: "cloudSwitch",
-      open: false,
-    });
+    // A cloud command reaches the agent: the cloud switch shows up in the simulator. The
+    // server counts the device online at CONNACK, a moment before its SUBACK, so a command
+    // is sent again until it lands (commands reach subscribed devices only).
     await until(async () => {
+      await h.app.services.gateway.sendCommand(device.machineCode, {
+        type: "cloudSwitch",
+        open: false,
+      });
       const s = (await (await fetch(`http://127.0.0.1:${second.httpPort}/api/status`)).json()) as {
         cloudSwitch: boolean;
       };

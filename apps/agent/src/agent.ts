@@ -267,11 +267,13 @@ export class Agent {
       ip: localIp(client),
     };
     try {
+      // Listen for commands before announcing "online", so a command sent as soon as the
+      // cloud sees the device is not lost in between.
+      await client.subscribeAsync(this.topics.cmd, { qos: 1 });
       await client.publishAsync(this.topics.state, JSON.stringify(online), {
         qos: 1,
         retain: true,
       });
-      await client.subscribeAsync(this.topics.cmd, { qos: 1 });
     } catch (error) {
       this.log(`announce failed: ${errorText(error)}`);
       return;
