@@ -12,7 +12,8 @@ import { devices } from "../devices/schema.ts";
 
 /**
  * Alarms as devices raise them (SPEC §3 Alarm). `uid` is the device's id for the alarm:
- * one row per (device, uid), so a retried publish is stored once.
+ * one row per (device, uid), so a retried publish is stored once. Its life: raised (stored),
+ * confirmed by a user (confirmed_at/by), cleared by the device or a reset (cleared_at/by).
  */
 export const alarms = pgTable(
   "alarms",
@@ -31,6 +32,10 @@ export const alarms = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     confirmedBy: integer("confirmed_by"),
+    /** When the alarm ended: the device reported it cleared, or a user reset the device's alarms. */
+    clearedAt: timestamp("cleared_at", { withTimezone: true }),
+    /** Who reset it (imageReset); null when the device itself cleared it. */
+    clearedBy: integer("cleared_by"),
     /** When the alarm's inbox messages were written (null: still to do, e.g. after a crash). */
     messagedAt: timestamp("messaged_at", { withTimezone: true }),
   },
