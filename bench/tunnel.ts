@@ -2,7 +2,7 @@ import { type ChildProcess, fork, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
@@ -11,10 +11,16 @@ import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { systemClock } from "../apps/server/src/infra/clock.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
+import { percentile } from "./stats.ts";
 
 const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** BENCH_PROFILE=<dir>: every process writes a CPU profile there (open in Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE
+  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
 
 interface Figures {
   mbPerSecond: number;
@@ -36,7 +42,7 @@ function client(url: string, extra: string[] = []): Promise<Figures> {
   const child = fork(
     path.join(import.meta.dirname, "tunnel-client.ts"),
     ["--url", url, "--bytes", String(BYTES), "--requests", String(REQUESTS), ...extra],
-    { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] },
+    { execArgv: ["--import", "tsx", ...PROFILE], stdio: ["ignore", "pipe", "inherit", "ipc"] },
   );
   let out = "";
   child.stdout?.on("data", (d) => {
@@ -65,9 +71,10 @@ function firstLine(child: ChildProcess): Promise<string> {
 
 /**
  * Remote access throughput and latency: a 1 GB download and small requests from a client
- * process to a target process (the device's web server), once directly over loopback and
- * once through the relay (server in this process, the real agent CLI in its own) with a
- * visit cookie on a visit host. Four processes share this machine's cores.
+ * process to a target process (the device's web server) three ways — directly over loopback,
+ * through two bare TCP pipe processes (the floor for a relay of this shape), and through the
+ * relay (server in this process, the real agent CLI in its own) with a visit cookie on a
+ * visit host — in alternating rounds. Up to five processes share this machine's cores.
  */
 export async function run() {
   const target = fork(path.join(import.meta.dirname, "tunnel-target.ts"), [], {
@@ -75,7 +82,21 @@ export async function run() {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const targetPort = (JSON.parse(await firstLine(target)) as { port: number }).port;
-  const direct = await client(`http://127.0.0.1:${targetPort}`);
+  // The floor: two bare pipe processes where the server and the agent stand.
+  const pipes: ChildProcess[] = [];
+  let pipePort = targetPort;
+  for (let i = 0; i < 2; i++) {
+    const pipe = fork(
+      path.join(import.meta.dirname, "tunnel-pipe.ts"),
+      ["--to", String(pipePort)],
+      {
+        execArgv: ["--import", "tsx", ...PROFILE],
+        stdio: ["ignore", "pipe", "inherit", "ipc"],
+      },
+    );
+    pipes.push(pipe);
+    pipePort = (JSON.parse(await firstLine(pipe)) as { port: number }).port;
+  }
 
   const database = await createTestDatabase();
   const port = await freePort();
@@ -104,6 +125,7 @@ export async function run() {
     [
       "--import",
       "tsx",
+      ...PROFILE,
       "apps/agent/src/cli.ts",
       "run",
       "--server",
@@ -160,13 +182,35 @@ export async function run() {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss - baseRss);
   }, 100);
-  const relay = await client(`http://127.0.0.1:${port}`, [
-    "--host",
-    visit.host,
-    "--cookie",
-    cookie,
-  ]);
+  // Rounds alternate the three paths so that each sees the same load on this shared machine;
+  // each figure is the median over the rounds.
+  const runs: Record<"relay" | "direct" | "bare", Figures[]> = { relay: [], direct: [], bare: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
+    runs.bare.push(await client(`http://127.0.0.1:${pipePort}`));
+    runs.relay.push(
+      await client(`http://127.0.0.1:${port}`, ["--host", visit.host, "--cookie", cookie]),
+    );
+  }
   clearInterval(sampler);
+  for (const pipe of pipes) pipe.kill("SIGTERM");
+  const median = (list: Figures[]): Figures => ({
+    mbPerSecond: percentile(
+      list.map((f) => f.mbPerSecond),
+      50,
+    ),
+    p50: percentile(
+      list.map((f) => f.p50),
+      50,
+    ),
+    p99: percentile(
+      list.map((f) => f.p99),
+      50,
+    ),
+  });
+  const relay = median(runs.relay);
+  const direct = median(runs.direct);
+  const bare = median(runs.bare);
 
   agent.kill("SIGTERM");
   target.kill("SIGTERM");
@@ -174,20 +218,23 @@ export async function run() {
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
 
-  const row = (name: string, r: number, d: number, unit: string, digits: number) =>
+  const row = (name: string, r: number, d: number, b: number, unit: string, digits: number) =>
     console.log(
-      `  ${name.padEnd(26)} ${r.toFixed(digits).padStart(10)} ${d.toFixed(digits).padStart(10)} ${unit.padEnd(5)} ${(r / d).toFixed(2)}x`,
+      `  ${name.padEnd(20)} ${r.toFixed(digits).padStart(9)} ${d.toFixed(digits).padStart(9)} ${b.toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r / d).toFixed(2).padStart(6)}x ${(r / b).toFixed(2).padStart(6)}x`,
     );
   console.log(
-    `tunnel: ${(BYTES / 1024 ** 3).toFixed(2)} GiB download, ${REQUESTS} small requests on one keep-alive connection; client, server (+ PGlite), agent and target in 4 processes`,
+    `tunnel: ${(BYTES / 1024 ** 3).toFixed(2)} GiB download and ${REQUESTS} small requests on one keep-alive connection, median of ${ROUNDS} alternating rounds; client, server (+ PGlite), agent and target in 4 processes; load average ${loadavg()[0].toFixed(1)}`,
   );
   console.log(
-    `  ${"".padEnd(26)} ${"relay".padStart(10)} ${"direct".padStart(10)} ${"".padEnd(5)} ratio`,
+    `  ${"".padEnd(20)} ${"relay".padStart(9)} ${"direct".padStart(9)} ${"2 pipes".padStart(9)} ${"".padEnd(5)} ${"/direct".padStart(7)} ${"/pipes".padStart(7)}`,
   );
-  row("throughput", relay.mbPerSecond, direct.mbPerSecond, "MB/s", 0);
-  row("small request p50", relay.p50, direct.p50, "ms", 3);
-  row("small request p99", relay.p99, direct.p99, "ms", 3);
+  row("throughput", relay.mbPerSecond, direct.mbPerSecond, bare.mbPerSecond, "MB/s", 0);
+  row("small request p50", relay.p50, direct.p50, bare.p50, "ms", 3);
+  row("small request p99", relay.p99, direct.p99, bare.p99, "ms", 3);
   console.log(
-    `  added latency: p50 +${(relay.p50 - direct.p50).toFixed(3)} ms, p99 +${(relay.p99 - direct.p99).toFixed(3)} ms; server RSS growth during the relay run: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
+    `  added latency: p50 +${(relay.p50 - direct.p50).toFixed(3)} ms (two bare pipes: +${(bare.p50 - direct.p50).toFixed(3)} ms), p99 +${(relay.p99 - direct.p99).toFixed(3)} ms; server RSS growth during the relay run: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
+  );
+  console.log(
+    '  "2 pipes": the same client and target with two bare TCP pipe processes between them, where the server and the agent stand: the floor for any relay of this shape on this machine',
   );
 }

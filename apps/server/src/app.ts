@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
@@ -69,18 +70,29 @@ export type App = Awaited<ReturnType<typeof buildApp>>;
 export async function buildApp(deps: AppDeps) {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
+  // Visit hosts (<id>.visit.<host>) and /visit/<id>/ belong to the device behind them: the
+  // relay takes them before any plugin or route (set once the services exist, below) — on
+  // the HTTP server ahead of Fastify, and in an onRequest hook for upgrades and inject().
+  let relay: ReturnType<typeof createRelay> | undefined;
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? { level: config.LOG_LEVEL },
     trustProxy: true,
     bodyLimit: 1024 * 1024,
+    serverFactory: (handler) => {
+      const server = http.createServer((request, response) => {
+        if (!relay?.take(request, response)) handler(request, response);
+      });
+      // Fastify's own defaults for the server it would have made.
+      server.keepAliveTimeout = 72_000;
+      server.requestTimeout = 0;
+      server.setTimeout(0);
+      return server;
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("caller", null);
   registerEnvelope(app);
-  // Visit hosts (<id>.visit.<host>) and /visit/<id>/ belong to the device behind them: the
-  // relay takes them before any plugin or route (set once the services exist, below).
-  let relay: ReturnType<typeof createRelay> | undefined;
   app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
 
   await app.register(cookie);
