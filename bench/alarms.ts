@@ -1,0 +1,174 @@
+import { fork } from "node:child_process";
+import { loadavg } from "node:os";
+import path from "node:path";
+import { and, count, eq, isNotNull } from "drizzle-orm";
+import { buildApp } from "../apps/server/src/app.ts";
+import { testConfig } from "../apps/server/src/config.ts";
+import { createTestDatabase } from "../apps/server/src/db/testing.ts";
+import { hashToken } from "../apps/server/src/infra/crypto.ts";
+import { users } from "../apps/server/src/modules/accounts/schema.ts";
+import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
+import { deviceLinks, devices } from "../apps/server/src/modules/devices/schema.ts";
+import { messages } from "../apps/server/src/modules/messages/schema.ts";
+import { DEMO_ACCOUNTS, seedDemo } from "../apps/server/src/seed.ts";
+
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
+const PREFIX = "KW-ALARM-";
+const SECRET = "bench-alarm-secret";
+
+interface LoadFigures {
+  published: number;
+  publishSeconds: number;
+  acked: number;
+  ackedSeconds: number;
+  ackP50: number;
+  ackP99: number;
+  pushed: number;
+  duplicates: number;
+  pushP50: number;
+  pushP99: number;
+}
+
+/**
+ * The alarm pipeline under load: D simulated devices publish alarms over MQTT at a steady
+ * total rate (default 1,000/s for 60 s) into the whole server — stored before PUBACK,
+ * written to the owner's message centre, pushed live, turned into notification jobs — while
+ * the owner listens on the push channel. Prints alarms stored/s, publish → push p50 / p99,
+ * notification jobs completed/s, and the counts at both ends (nothing lost, nothing twice).
+ * Each rate is also shown against the rate offered, measured in the same run.
+ */
+export async function run() {
+  const database = await createTestDatabase();
+  const app = await buildApp({
+    config: testConfig({ WEB_DIST: "/nonexistent" }),
+    db: database.db,
+    logger: false,
+    sweepEveryMs: 0,
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const httpPort = (app.server.address() as { port: number }).port;
+  const mqttPort = (await app.services.gateway.listenTcp?.(0, "127.0.0.1")) ?? 0;
+  await seedDemo(app.services.accounts);
+  const [owner] = await database.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, DEMO_ACCOUNTS.user.email));
+  const now = new Date();
+  const created = await database.db
+    .insert(devices)
+    .values(
+      Array.from({ length: DEVICES }, (_, i) => ({
+        code: `${PREFIX}${String(i).padStart(6, "0")}`,
+        secretHash: hashToken(SECRET),
+        passwordHash: "unused",
+        createdAt: now,
+      })),
+    )
+    .returning({ id: devices.id, code: devices.code });
+  await database.db.insert(deviceLinks).values(
+    created.map((d) => ({
+      deviceId: d.id,
+      userId: owner.id,
+      role: "akey" as const,
+      name: d.code,
+      createdAt: now,
+    })),
+  );
+  const login = await app.inject({
+    method: "POST",
+    url: "/api/user/login",
+    payload: {
+      loginName: DEMO_ACCOUNTS.user.email,
+      loginPwd: DEMO_ACCOUNTS.user.password,
+      terminalUUID: "bench-alarms",
+      terminalName: "bench",
+    },
+  });
+  const token = login.json().hwdata.result.token as string;
+
+  const started = Date.now();
+  const child = fork(
+    path.join(import.meta.dirname, "alarms-load.ts"),
+    [
+      "--port",
+      String(mqttPort),
+      "--push",
+      `ws://127.0.0.1:${httpPort}/ws?token=${token}`,
+      "--devices",
+      String(DEVICES),
+      "--secret",
+      SECRET,
+      "--prefix",
+      PREFIX,
+      "--rate",
+      String(RATE),
+      "--seconds",
+      String(SECONDS),
+    ],
+    { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] },
+  );
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  await new Promise((resolve) => child.on("exit", resolve));
+  const load = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as LoadFigures;
+
+  // The message centre (and the notification jobs) may still be catching up: wait until
+  // every stored alarm is told, or nothing moves for 10 s.
+  const countOf = async () => {
+    const [[{ stored }], [{ told }], [{ written }]] = await Promise.all([
+      database.db.select({ stored: count() }).from(alarms),
+      database.db.select({ told: count() }).from(alarms).where(isNotNull(alarms.messagedAt)),
+      database.db
+        .select({ written: count() })
+        .from(messages)
+        .where(and(eq(messages.userId, owner.id), isNotNull(messages.alarmId))),
+    ]);
+    return { stored, told, written };
+  };
+  let counts = await countOf();
+  for (let last = -1, quiet = 0; counts.told < counts.stored && quiet < 10; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    counts = await countOf();
+    quiet = counts.told === last ? quiet + 1 : 0;
+    last = counts.told;
+  }
+  const drainedSeconds = (Date.now() - started) / 1000;
+  await app.close();
+  await database.close();
+
+  const line = (name: string, value: string, note = "") =>
+    console.log(`  ${name.padEnd(34)} ${value.padStart(12)}  ${note}`);
+  console.log(
+    `alarms: ${DEVICES} devices publish ${RATE}/s for ${SECONDS} s (QoS 1) into the whole pipeline, ${database.kind}; load generator and push listener in their own process; load average ${loadavg()[0].toFixed(1)}`,
+  );
+  const storedRate = load.acked / load.ackedSeconds;
+  line(
+    "alarms stored (PUBACK after the row)",
+    `${storedRate.toFixed(0)}/s`,
+    `${(storedRate / RATE).toFixed(2)}x the offered ${RATE}/s`,
+  );
+  line("publish -> PUBACK p50 / p99", `${load.ackP50.toFixed(1)} / ${load.ackP99.toFixed(1)} ms`);
+  line(
+    "publish -> push delivered p50 / p99",
+    `${load.pushP50.toFixed(1)} / ${load.pushP99.toFixed(1)} ms`,
+  );
+  line(
+    "messages written / s",
+    `${(counts.written / drainedSeconds).toFixed(0)}/s`,
+    `all told after ${drainedSeconds.toFixed(1)} s`,
+  );
+  line("published / acked / stored", `${load.published} / ${load.acked} / ${counts.stored}`);
+  line(
+    "told / messages / pushed (dup)",
+    `${counts.told} / ${counts.written} / ${load.pushed} (${load.duplicates})`,
+  );
+  const lost =
+    load.published - Math.min(load.acked, counts.stored, counts.told, counts.written, load.pushed);
+  console.log(
+    lost === 0 && load.duplicates === 0
+      ? "  nothing lost, nothing twice"
+      : `  LOST ${lost}, TWICE ${load.duplicates}`,
+  );
+}
