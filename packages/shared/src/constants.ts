@@ -78,6 +78,22 @@ export function formatUnreadBadge(count: number): string {
   return count > UNREAD_BADGE_CAP ? `${UNREAD_BADGE_CAP}+` : String(count);
 }
 
+/**
+ * Alarm SMS / e-mail pushes: our defaults where the SPEC gives none (docs/decisions.md).
+ * Caps are per day (UTC day of the server clock); 0 means no SMS.
+ */
+export const SMS_PUSH_DEFAULTS = {
+  /** userSmsDailyAmount / smsDailyAmount: SMS per phone per day. */
+  perPhoneDaily: 20,
+  /** machineSmsDailyAmount / smsMachineDailyAmount: SMS per device per day. */
+  perDeviceDaily: 50,
+  maxDailyAmount: 10_000,
+  /** Largest single sale / allocation / transfer. */
+  maxStockMove: 1_000_000,
+  /** Alarm contacts per owner (a user, or an enterprise). */
+  maxContacts: 20,
+} as const;
+
 /** SPEC §5: up to 70 characters is one SMS; longer messages are billed per 67 characters. */
 export function smsSegments(text: string): number {
   const length = [...text].length;

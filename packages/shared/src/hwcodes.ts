@@ -182,6 +182,27 @@ export const HW = {
     "本次访问已结束，请重新连接",
     "This visit has ended; please connect again",
   ),
+  // Alarm pushes: SMS / e-mail configuration, stock and sending (module 12).
+  SMS_STOCK_NOT_ENOUGH: entry("12010101", "短信余量不足", "Not enough SMS stock"),
+  ALARM_SMS_DAILY_LIMIT: entry("12010201", "今日短信发送次数已达上限", "SMS daily limit exceeded"),
+  ALARM_SMS_DEVICE_DAILY_LIMIT: entry(
+    "12010202",
+    "该设备今日短信发送次数已达上限",
+    "SMS daily limit exceeded for this device",
+  ),
+  ALARM_SEND_UNCERTAIN: entry(
+    "12010203",
+    "发送中断，无法确认是否送达，未重复发送",
+    "Sending was interrupted and could not be confirmed; it was not sent again",
+  ),
+  ALARM_SEND_FAILED: entry("12010204", "发送失败", "Sending failed"),
+  ALARM_CONTACT_EXISTS: entry("12010301", "该联系人已存在", "This contact already exists"),
+  ALARM_CONTACT_NOT_FOUND: entry("12010302", "联系人不存在", "The contact does not exist"),
+  ALARM_CONTACT_LIMIT: entry(
+    "12010303",
+    "联系人数量已达上限",
+    "You have reached the upper limit of contacts",
+  ),
 } as const satisfies Record<string, HwcodeEntry>;
 
 export type HwKey = keyof typeof HW;

@@ -1,5 +1,6 @@
 export * from "./access.ts";
 export * from "./accounts.ts";
+export * from "./alarmPush.ts";
 export * from "./brands.ts";
 export * from "./constants.ts";
 export * from "./devices.ts";

@@ -51,6 +51,30 @@ export const VALIDATION_MESSAGES = {
     en: "A target is host:port, e.g. 192.168.1.10:502",
   },
   "v.visitId": { zh: "访问编号格式错误", en: "Wrong visit id" },
+  "v.smsDailyAmount": {
+    zh: "每日短信上限为 0-10000 条",
+    en: "The daily SMS cap must be 0-10000",
+  },
+  "v.smsAmount": { zh: "短信条数为 1-1000000", en: "The SMS count must be 1-1000000" },
+  "v.transferSame": {
+    zh: "转出和转入不能是同一成员",
+    en: "The transfer must go to another member",
+  },
+  "v.timeRange": {
+    zh: "时间范围错误（开始时间不能晚于结束时间）",
+    en: "Wrong time range (the start cannot be after the end)",
+  },
+  "v.mailReceiverName": { zh: "名称为 1-20 个字符", en: "Names are 1-20 characters" },
+  "v.mailReceiverEmail": {
+    zh: "邮箱为 1-30 个字符",
+    en: "The e-mail must be 1-30 characters",
+  },
+  "v.contactKind": { zh: "联系人类型错误", en: "Unknown contact kind" },
+  "v.webhookUrl": {
+    zh: "Webhook 地址须为 http(s):// 开头的网址",
+    en: "The webhook must be an http(s):// URL",
+  },
+  "v.webhookSecret": { zh: "Webhook 密钥过长", en: "The webhook secret is too long" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;
