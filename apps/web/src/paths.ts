@@ -14,6 +14,8 @@ export const PATHS = {
   index: "/index",
   /** Enterprise (type=1) and maintenance (type=2) devices of the current enterprise. */
   device: "/device",
+  /** Data center: SMS / e-mail alarm push configuration, stock and records (?tab=). */
+  dataCenter: "/dataCenter",
 } as const;
 
 /** The personal device list (SPEC §2: /index with listType=list). */

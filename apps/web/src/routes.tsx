@@ -5,6 +5,7 @@ import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
 import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
 import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
+import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
 import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
 import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
 import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
@@ -25,6 +26,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.device, element: <EnterpriseDevicePage /> },
   { path: PATHS.safety, element: <SafetyPage /> },
   { path: PATHS.msgCenter, element: <MsgCenterPage /> },
+  { path: PATHS.dataCenter, element: <DataCenterPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 

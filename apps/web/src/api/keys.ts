@@ -63,4 +63,12 @@ export const queryKeys = {
   registryAll: ["operator", "registry"] as const,
   operatorEnterprises: (query: PageQuery) => ["operator", "enterprises", query] as const,
   operatorEnterprisesAll: ["operator", "enterprises"] as const,
+
+  /** SMS / e-mail alarm pushes of a context (eid 0 personal): config, stock, devices, records. */
+  alarmPushAll: (eid: number) => ["alarmPush", eid] as const,
+  alarmPush: (eid: number, part: string, query?: object) =>
+    query === undefined
+      ? (["alarmPush", eid, part] as const)
+      : (["alarmPush", eid, part, query] as const),
+  operatorSales: (eid: number) => ["operator", "smsSales", eid] as const,
 };

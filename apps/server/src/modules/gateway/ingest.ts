@@ -14,6 +14,7 @@ import { and, eq, isNotNull, lt, ne } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
+import { createBatcher } from "../../infra/batcher.ts";
 import { hashToken } from "../../infra/crypto.ts";
 import { type Alarm, alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
@@ -79,24 +80,28 @@ export function createDeviceIngest(deps: {
       .where(eq(devices.id, device.id));
   }
 
+  type NewAlarm = typeof alarms.$inferInsert;
+  /** Alarms arriving together are written in one statement (each still before its PUBACK). */
+  const alarmWriter = createBatcher<NewAlarm, boolean>(async (batch) => {
+    const rows = await db.insert(alarms).values(batch).onConflictDoNothing().returning();
+    const stored = new Map(rows.map((row) => [`${row.deviceId}|${row.uid}`, row]));
+    for (const row of rows) deps.onAlarm?.(row);
+    // A retried publish in the same batch as its first copy: only the first one is new.
+    return batch.map((a) => stored.delete(`${a.deviceId}|${a.uid}`));
+  });
+
   async function storeAlarm(device: DeviceIdentity, alarm: AlarmPayload): Promise<boolean> {
-    const [row] = await db
-      .insert(alarms)
-      .values({
-        deviceId: device.id,
-        uid: alarm.id,
-        type: alarm.type,
-        variable: alarm.variable,
-        level: alarm.level,
-        content: alarm.content,
-        time: new Date(alarm.time),
-        timeZone: alarm.timeZone,
-        createdAt: clock.now(),
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (row) deps.onAlarm?.(row);
-    return Boolean(row);
+    return alarmWriter.submit({
+      deviceId: device.id,
+      uid: alarm.id,
+      type: alarm.type,
+      variable: alarm.variable,
+      level: alarm.level,
+      content: alarm.content,
+      time: new Date(alarm.time),
+      timeZone: alarm.timeZone,
+      createdAt: clock.now(),
+    });
   }
 
   /**

@@ -17,6 +17,7 @@ import {
 import { and, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
+import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
@@ -92,6 +93,13 @@ export function createMessageService(deps: {
   /** Writes messages inside the caller's transaction (or on their own). */
   async function write(items: NewMessage[], tx: Db = db): Promise<MessageRow[]> {
     if (items.length === 0) return [];
+    // A statement carries at most 65,535 parameters: long lists go in slices.
+    if (items.length > 2000) {
+      const rows: MessageRow[] = [];
+      for (let i = 0; i < items.length; i += 2000)
+        rows.push(...(await write(items.slice(i, i + 2000), tx)));
+      return rows;
+    }
     const now = clock.now();
     return tx
       .insert(messages)
@@ -246,18 +254,46 @@ export function createMessageService(deps: {
     return row.requestId;
   }
 
+  interface RaisedAlarm {
+    id: number;
+    deviceId: number;
+    content: string;
+    level?: number;
+  }
+
+  /** Unread inbox totals of several users in one query. */
+  async function unreadTotals(userIds: number[]): Promise<Map<number, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await db
+      .select({ userId: messages.userId, n: count() })
+      .from(messages)
+      .where(
+        and(inArray(messages.userId, userIds), eq(messages.box, "inbox"), isNull(messages.readAt)),
+      )
+      .groupBy(messages.userId);
+    return new Map(rows.map((r) => [r.userId, r.n]));
+  }
+
   /**
-   * An alarm the gateway stored becomes an inbox message for everyone on the device who
-   * takes alarms: personal members whose alarm level is on (visitors start without) and the enterprise members of its lists.
+   * Alarms the gateway stored become inbox messages for everyone on each device who takes
+   * alarms: personal members whose alarm level is on (visitors start without) and the
+   * enterprise members of its lists. A batch costs the same few queries as one alarm.
    */
-  async function alarmRaised(alarm: { id: number; deviceId: number; content: string }) {
-    const [personal, enterprise, [device]] = await Promise.all([
-      db
-        .select({ userId: deviceLinks.userId, name: deviceLinks.name })
-        .from(deviceLinks)
-        .where(and(eq(deviceLinks.deviceId, alarm.deviceId), eq(deviceLinks.receivesAlarms, true))),
+  async function alarmsRaised(batch: RaisedAlarm[]): Promise<void> {
+    if (batch.length === 0) return;
+    const deviceIds = [...new Set(batch.map((a) => a.deviceId))];
+    const [personal, enterprise, deviceRows] = await Promise.all([
       db
         .select({
+          deviceId: deviceLinks.deviceId,
+          userId: deviceLinks.userId,
+          name: deviceLinks.name,
+        })
+        .from(deviceLinks)
+        .where(and(inArray(deviceLinks.deviceId, deviceIds), eq(deviceLinks.receivesAlarms, true))),
+      db
+        .select({
+          deviceId: enterpriseDevices.deviceId,
           userId: enterpriseMembers.userId,
           name: enterpriseDevices.name,
           type: enterpriseDevices.type,
@@ -269,57 +305,103 @@ export function createMessageService(deps: {
           enterpriseMembers,
           eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
         )
-        .where(eq(enterpriseDevices.deviceId, alarm.deviceId)),
-      db.select({ code: devices.code }).from(devices).where(eq(devices.id, alarm.deviceId)),
+        .where(inArray(enterpriseDevices.deviceId, deviceIds)),
+      db
+        .select({ id: devices.id, code: devices.code })
+        .from(devices)
+        .where(inArray(devices.id, deviceIds)),
     ]);
-    if (!device) return;
-    const names = new Map<number, string>();
+    const codes = new Map(deviceRows.map((d) => [d.id, d.code]));
+    /** Per device: who is told, under the name they gave the device. */
+    const recipients = new Map<number, Map<number, string>>();
+    const namesOf = (deviceId: number) => {
+      const names = recipients.get(deviceId) ?? new Map<number, string>();
+      recipients.set(deviceId, names);
+      return names;
+    };
     for (const e of enterprise) {
       const sees = e.isAdmin || (e.type === 1 ? e.kind === "member" : e.kind === "maintenance");
-      if (sees) names.set(e.userId, e.name);
+      if (sees) namesOf(e.deviceId).set(e.userId, e.name);
     }
-    for (const p of personal) names.set(p.userId, p.name);
-    const written = await db.transaction(async (tx) => {
-      // Claiming the alarm and writing its messages commit together: each alarm is told once.
+    for (const p of personal) namesOf(p.deviceId).set(p.userId, p.name);
+    const told = await db.transaction(async (tx) => {
+      // Claiming the alarms and writing their messages commit together: each is told once.
       const claimed = await tx
         .update(alarms)
         .set({ messagedAt: clock.now() })
-        .where(and(eq(alarms.id, alarm.id), isNull(alarms.messagedAt)))
+        .where(
+          and(
+            inArray(
+              alarms.id,
+              batch.map((a) => a.id),
+            ),
+            isNull(alarms.messagedAt),
+          ),
+        )
         .returning({ id: alarms.id });
-      if (claimed.length === 0) return false;
+      const claimedIds = new Set(claimed.map((c) => c.id));
+      const list = batch.filter((a) => claimedIds.has(a.id) && codes.has(a.deviceId));
       await write(
-        [...names].map(([userId, name]) => ({
-          userId,
-          box: "inbox" as const,
-          type: MESSAGE_TYPE.alarm,
-          deviceId: alarm.deviceId,
-          alarmId: alarm.id,
-          content: alarm.content,
-          params: { device: name || device.code },
-        })),
+        list.flatMap((alarm) =>
+          [...(recipients.get(alarm.deviceId) ?? [])].map(([userId, name]) => ({
+            userId,
+            box: "inbox" as const,
+            type: MESSAGE_TYPE.alarm,
+            deviceId: alarm.deviceId,
+            params: { device: name || (codes.get(alarm.deviceId) ?? "") },
+          })),
+        ),
         tx,
       );
-      return true;
+      return list;
     });
-    if (!written) return;
-    await announce(names.keys(), (totalUnreadMsg) => ({
-      kind: "inform",
-      of: "alarm",
-      deviceCode: device.code,
-      deviceId: alarm.deviceId,
-      totalUnreadMsg,
-    }));
+    if (told.length === 0) return;
+    const totals = await unreadTotals([
+      ...new Set(told.flatMap((a) => [...(recipients.get(a.deviceId)?.keys() ?? [])])),
+    ]);
+    for (const alarm of told) {
+      const deviceCode = codes.get(alarm.deviceId) ?? "";
+      for (const userId of recipients.get(alarm.deviceId)?.keys() ?? []) {
+        deps.push(
+          userId,
+          toPushMessage({
+            kind: "inform",
+            of: "alarm",
+            deviceCode,
+            deviceId: alarm.deviceId,
+            totalUnreadMsg: totals.get(userId) ?? 0,
+            alarmId: alarm.id,
+            content: alarm.content,
+          }),
+        );
+      }
+    }
+  }
+
+  const alarmBatcher = createBatcher<RaisedAlarm, void>(async (batch) => {
+    await alarmsRaised(batch);
+    return batch.map(() => undefined);
+  }, 100);
+
+  /** One stored alarm; those arriving together are told in one batch. */
+  function alarmRaised(alarm: RaisedAlarm): Promise<void> {
+    return alarmBatcher.submit(alarm);
   }
 
   /** Alarms stored but not yet told (the process stopped in between): told now, oldest first. */
   async function catchUpAlarms(limit = 500): Promise<number> {
     const pending = await db
-      .select({ id: alarms.id, deviceId: alarms.deviceId, content: alarms.content })
+      .select({
+        id: alarms.id,
+        deviceId: alarms.deviceId,
+        content: alarms.content,
+        level: alarms.level,
+      })
       .from(alarms)
       .where(isNull(alarms.messagedAt))
       .orderBy(alarms.id)
       .limit(limit);
-    for (const alarm of pending) await alarmRaised(alarm);
+    for (let i = 0; i < pending.length; i += 100) await alarmsRaised(pending.slice(i, i + 100));
     return pending.length;
   }
 

@@ -5,6 +5,7 @@ import { useLang } from "../../i18n/index.ts";
 import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
 import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
+import { SmsSalePanel } from "./SmsSalePanel.tsx";
 
 /** An enterprise in the back office: members, devices and device groups. */
 export function EnterpriseDrawer(props: {
@@ -49,6 +50,11 @@ export function EnterpriseDrawer(props: {
               key: "groups",
               label: <span data-testid="ent-groups-tab">{t("enterprise.groups")}</span>,
               children: <GroupsPanel eid={e.eid} />,
+            },
+            {
+              key: "sms",
+              label: <span data-testid="bo-enterprise-tab-sms">{t("alarmPush.sale.tab")}</span>,
+              children: <SmsSalePanel eid={e.eid} />,
             },
           ]}
         />
