@@ -348,6 +348,8 @@ export function createMessageService(deps: {
             box: "inbox" as const,
             type: MESSAGE_TYPE.alarm,
             deviceId: alarm.deviceId,
+            alarmId: alarm.id,
+            content: alarm.content,
             params: { device: name || (codes.get(alarm.deviceId) ?? "") },
           })),
         ),
@@ -370,8 +372,6 @@ export function createMessageService(deps: {
             deviceCode,
             deviceId: alarm.deviceId,
             totalUnreadMsg: totals.get(userId) ?? 0,
-            alarmId: alarm.id,
-            content: alarm.content,
           }),
         );
       }
