@@ -41,6 +41,8 @@ export interface AlarmInput {
   content: string;
   variable?: string;
   level?: number;
+  /** The id of an earlier alarm of this device that this message reports cleared. */
+  clears?: string;
 }
 
 export interface AgentStatus {
@@ -166,6 +168,7 @@ export class Agent {
       content: input.content,
       time: Date.now(),
       timeZone: this.timeZone,
+      ...(input.clears && { clears: input.clears }),
     };
     this.queue.append(alarm);
     this.log(`alarm ${alarm.id} queued (${alarm.type}: ${alarm.content})`);

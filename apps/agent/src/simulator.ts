@@ -35,11 +35,17 @@ interface RecentAlarm {
   variable: string;
   content: string;
   time: number;
+  /** A clear message: the id of the alarm it ends. */
+  clears?: string;
+  /** A raised alarm a later message cleared. */
+  cleared?: boolean;
 }
 
 /**
  * A simulated HMI: a few tags that drift every second, a small web page on `httpPort` and a
- * JSON API to raise and clear alarms, which go through the agent's durable queue.
+ * JSON API to raise and clear alarms, which go through the agent's durable queue. Clearing
+ * sends `clears: <id>` for the newest raised alarm not yet cleared (or the one named), so the
+ * cloud marks that alarm cleared.
  */
 export class Simulator {
   private readonly options: SimulatorOptions;
@@ -98,15 +104,25 @@ export class Simulator {
 
   raise(input: AlarmInput) {
     const alarm = this.options.agent.raiseAlarm(input);
+    if (alarm.clears) {
+      const ended = this.recent.find((a) => a.id === alarm.clears);
+      if (ended) ended.cleared = true;
+    }
     this.recent.unshift({
       id: alarm.id,
       type: alarm.type,
       variable: alarm.variable,
       content: alarm.content,
       time: alarm.time,
+      ...(alarm.clears && { clears: alarm.clears }),
     });
     this.recent = this.recent.slice(0, 10);
     return alarm;
+  }
+
+  /** The alarm a clear ends: the one named, or the newest raised one still on. */
+  private toClear(id: string | undefined): RecentAlarm | undefined {
+    return this.recent.find((a) => !a.clears && !a.cleared && (id === undefined || a.id === id));
   }
 
   private tick(): void {
@@ -161,14 +177,16 @@ export class Simulator {
       const input = alarmInput(body);
       if (typeof input === "string") return send(res, 400, { error: input });
       const clear = route === "POST /api/alarms/clear";
-      const last = this.recent.find((a) => a.type === "raise");
+      const target = clear ? this.toClear(input.clears) : undefined;
+      if (clear && !target) return send(res, 409, { error: "no raised alarm to clear" });
       const alarm = this.raise(
-        clear
+        target
           ? {
               type: "clear",
-              variable: input.variable ?? last?.variable ?? "",
+              variable: input.variable ?? target.variable,
               level: input.level ?? 0,
-              content: input.content ?? (last ? `Cleared: ${last.content}` : "Alarm cleared"),
+              content: input.content ?? `Cleared: ${target.content}`,
+              clears: target.id,
             }
           : {
               type: "raise",
@@ -184,7 +202,10 @@ export class Simulator {
 }
 
 function alarmInput(body: Record<string, unknown>): Partial<AlarmInput> | string {
-  const { content, variable, level } = body;
+  const { content, variable, level, clears } = body;
+  if (clears !== undefined && (typeof clears !== "string" || clears.length > 64)) {
+    return "clears must be an alarm id";
+  }
   if (content !== undefined && (typeof content !== "string" || content.length > 500)) {
     return "content must be a string of at most 500 characters";
   }
@@ -201,6 +222,7 @@ function alarmInput(body: Record<string, unknown>): Partial<AlarmInput> | string
     content: content || undefined,
     variable: variable || undefined,
     level: level as number | undefined,
+    clears: (clears as string | undefined) || undefined,
   };
 }
 
@@ -263,7 +285,8 @@ function page(code: string): string {
   .tag b { font-variant-numeric: tabular-nums; font-size: 18px; }
   input { width: 100%; box-sizing: border-box; padding: 8px; border-radius: 4px; border: 1px solid #50657a; background: #1f2a36; color: inherit; }
   button { margin-top: 10px; padding: 8px 14px; border: 0; border-radius: 4px; color: #fff; cursor: pointer; font-weight: 600; }
-  #raise { background: #c62828; } #clear { background: #2e7d32; }
+  #raise { background: #c62828; } #clear, button.small { background: #2e7d32; }
+  button.small { margin: 0 0 0 6px; padding: 2px 8px; font-size: 12px; }
   ul { list-style: none; padding: 0; margin: 0; font-size: 13px; }
   li { padding: 4px 0; border-bottom: 1px solid #3a4b5d; }
   .muted { color: #9fb3c8; font-size: 12px; }
@@ -287,7 +310,8 @@ function page(code: string): string {
     <h2>Alarms</h2>
     <input id="text" data-testid="hmi-alarm-text" placeholder="Alarm text" maxlength="500">
     <button id="raise" data-testid="hmi-raise">Raise alarm</button>
-    <button id="clear" data-testid="hmi-clear">Clear alarm</button>
+    <button id="clear" data-testid="hmi-clear">Clear newest alarm</button>
+    <p id="notice" class="muted" data-testid="hmi-notice"></p>
     <p class="muted">Queued: <span id="queued" data-testid="hmi-queued">0</span> ·
       Delivered: <span id="delivered">0</span></p>
     <ul id="alarms" data-testid="hmi-alarms"></ul>
@@ -322,7 +346,17 @@ function page(code: string): string {
       list.replaceChildren(...s.alarms.map((a) => {
         const li = document.createElement("li");
         li.textContent = new Date(a.time).toLocaleTimeString() + " " + a.type + " " +
-          (a.variable ? "[" + a.variable + "] " : "") + a.content + (a.delivered ? " ✓" : " (queued)");
+          (a.variable ? "[" + a.variable + "] " : "") + a.content + (a.cleared ? " (cleared)" : "") +
+          (a.delivered ? " ✓" : " (queued)");
+        li.dataset.alarm = a.id;
+        if (!a.clears && !a.cleared) {
+          const b = document.createElement("button");
+          b.textContent = "Clear";
+          b.className = "small";
+          b.dataset.testid = "hmi-clear-" + a.id;
+          b.onclick = () => post("/api/alarms/clear", { clears: a.id });
+          li.append(" ", b);
+        }
         return li;
       }));
     } catch {
@@ -331,11 +365,12 @@ function page(code: string): string {
       setPill($("link"), "lost", "offline");
     }
   }
-  async function post(path) {
+  async function post(path, extra) {
     const content = $("text").value.trim();
-    await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify(content ? { content } : {}) });
+    const r = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...(content ? { content } : {}), ...extra }) });
     $("text").value = "";
+    $("notice").textContent = r.ok ? "" : (await r.json()).error;
     refresh();
   }
   $("raise").onclick = () => post("/api/alarms");

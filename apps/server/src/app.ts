@@ -221,12 +221,18 @@ export async function buildApp(deps: AppDeps) {
     sendCommand: gateway.sendCommand,
     onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
   });
-  const alarms = createAlarmService({ db });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
     db,
     clock,
     findUser: (ref) => accounts.findUser(ref),
+  });
+  const alarms = createAlarmService({
+    db,
+    clock,
+    personalScope: devices.personalScope,
+    enterpriseScope: enterprises.deviceScope,
+    mayConfirmAll: access.mayConfirmAllAlarms,
   });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);

@@ -38,7 +38,9 @@ export type StatePayload = z.infer<typeof statePayload>;
 
 /**
  * `alarm`, QoS 1. `id` is the device's own id for this alarm: a retried publish with the
- * same id is stored once.
+ * same id is stored once. A message with `clears` reports that the alarm the device raised
+ * with that id has ended (the cloud marks it cleared and stores no new alarm); devices that
+ * never send it stay valid.
  */
 export const alarmPayload = z.object({
   id: z.string().min(1).max(64),
@@ -50,6 +52,8 @@ export const alarmPayload = z.object({
   time: z.number().int().positive(),
   /** IANA zone or UTC offset of the device, e.g. "Asia/Shanghai" or "+08:00". */
   timeZone: z.string().max(64).default("UTC"),
+  /** The id of an earlier alarm of this device that has now cleared. */
+  clears: z.string().min(1).max(64).optional(),
 });
 export type AlarmPayload = z.infer<typeof alarmPayload>;
 

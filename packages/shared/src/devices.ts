@@ -128,25 +128,6 @@ export const cloudSwitchBody = z.object({
   state: z.coerce.number().int().min(0).max(1).optional(),
 });
 
-export const deviceAlarmsQuery = z.object({
-  deviceCode: machineCodeField,
-  page: pageField.default(1),
-  pageSize: pageField.max(100).default(PAGE_SIZE.alarms),
-});
-
-/** SPEC §3 Alarm. `time` is when the device raised it (ISO), created_at when it was stored. */
-export interface AlarmEntry {
-  id: number;
-  machine_id: number;
-  type: string;
-  variable: string;
-  level: number;
-  content: string;
-  time: string;
-  time_zone: string;
-  created_at: string;
-}
-
 export interface MachineStateEntry {
   machine_id: number;
   machine_code: string;

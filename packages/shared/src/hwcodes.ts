@@ -83,6 +83,8 @@ export const HW = {
     "You have run out of location fixes for the day",
   ),
   DEVICE_NO_PERMISSION: entry("04012201", "无权操作", "No permission to operate"),
+  // Alarm centre (module 04, call 25)
+  ALARM_NOT_FOUND: entry("04012501", "告警不存在", "The alarm does not exist"),
 
   // Groups (module 04, calls 10-13)
   GROUP_EXISTS: entry("04011001", "该分组已存在", "The group already exists"),

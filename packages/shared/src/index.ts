@@ -1,6 +1,7 @@
 export * from "./access.ts";
 export * from "./accounts.ts";
 export * from "./alarmPush.ts";
+export * from "./alarms.ts";
 export * from "./brands.ts";
 export * from "./constants.ts";
 export * from "./devices.ts";

@@ -51,6 +51,23 @@ export const VALIDATION_MESSAGES = {
     en: "A target is host:port, e.g. 192.168.1.10:502",
   },
   "v.visitId": { zh: "访问编号格式错误", en: "Wrong visit id" },
+  "v.alarmTime": {
+    zh: "时间格式错误（应为带时区的 ISO 8601 时间）",
+    en: "Wrong date-time (ISO 8601 with a time zone expected)",
+  },
+  "v.alarmRange": {
+    zh: "时间范围错误：开始时间不能晚于结束时间，统计范围最长 92 天",
+    en: "Wrong time range: the start cannot be after the end, and statistics cover at most 92 days",
+  },
+  "v.alarmLevel": {
+    zh: "告警级别错误（提示、次要、重要、紧急）",
+    en: "Unknown alarm level (info, minor, major, critical)",
+  },
+  "v.alarmState": {
+    zh: "告警状态错误（未确认、已确认、已清除、未清除）",
+    en: "Unknown alarm state (unconfirmed, confirmed, cleared, active)",
+  },
+  "v.utcOffset": { zh: "时区偏移错误", en: "Wrong time zone offset" },
   "v.smsDailyAmount": {
     zh: "每日短信上限为 0-10000 条",
     en: "The daily SMS cap must be 0-10000",

@@ -16,7 +16,7 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 export const file_push: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "CgpwdXNoLnByb3RvEgtrZXl3YXkucHVzaCJQChBEZXZpY2VJbmZvcm1SZXNwEhIKCmRldmljZUNvZGUYASABKAkSEAoIZGV2aWNlSWQYAiABKAUSFgoOdG90YWxVbnJlYWRNc2cYAyABKAUidQoPRGV2aWNlQXVkaXRSZXNwEhIKCmRldmljZUNvZGUYASABKAkSEAoIZGV2aWNlSWQYAiABKAUSEAoIaXNSZXN1bHQYAyABKAUSEgoKYXVkaXRTdGF0ZRgEIAEoBRIWCg50b3RhbFVucmVhZE1zZxgFIAEoBSI6Cg9NYXNzVGV4dGluZ1Jlc3ASDwoHY29udGVudBgBIAEoCRIWCg50b3RhbFVucmVhZE1zZxgCIAEoBSIxCg5Vc2VyTG9nb3V0UmVzcBIPCgdsb2dpbklwGAEgASgJEg4KBnJlYXNvbhgCIAEoBSIqCgtQdXNoV3JhcHBlchINCgVzY2VuZRgBIAEoCRIMCgRib2R5GAIgASgMYgZwcm90bzM",
+    "CgpwdXNoLnByb3RvEgtrZXl3YXkucHVzaCLaAQoQRGV2aWNlSW5mb3JtUmVzcBISCgpkZXZpY2VDb2RlGAEgASgJEhAKCGRldmljZUlkGAIgASgFEhYKDnRvdGFsVW5yZWFkTXNnGAMgASgFEhQKB2FsYXJtSWQYBCABKAVIAIgBARISCgVsZXZlbBgFIAEoBUgBiAEBEhQKB2NvbnRlbnQYBiABKAlIAogBARIXCgpkZXZpY2VOYW1lGAcgASgJSAOIAQFCCgoIX2FsYXJtSWRCCAoGX2xldmVsQgoKCF9jb250ZW50Qg0KC19kZXZpY2VOYW1lInUKD0RldmljZUF1ZGl0UmVzcBISCgpkZXZpY2VDb2RlGAEgASgJEhAKCGRldmljZUlkGAIgASgFEhAKCGlzUmVzdWx0GAMgASgFEhIKCmF1ZGl0U3RhdGUYBCABKAUSFgoOdG90YWxVbnJlYWRNc2cYBSABKAUiOgoPTWFzc1RleHRpbmdSZXNwEg8KB2NvbnRlbnQYASABKAkSFgoOdG90YWxVbnJlYWRNc2cYAiABKAUiMQoOVXNlckxvZ291dFJlc3ASDwoHbG9naW5JcBgBIAEoCRIOCgZyZWFzb24YAiABKAUiKgoLUHVzaFdyYXBwZXISDQoFc2NlbmUYASABKAkSDAoEYm9keRgCIAEoDGIGcHJvdG8z",
   );
 
 /**
@@ -42,6 +42,30 @@ export type DeviceInformResp = Message<"keyway.push.DeviceInformResp"> & {
    * @generated from field: int32 totalUnreadMsg = 3;
    */
   totalUnreadMsg: number;
+
+  /**
+   * Beyond the SPEC (older clients skip them): the alarm itself, for the live pop-up.
+   *
+   * @generated from field: optional int32 alarmId = 4;
+   */
+  alarmId?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 level = 5;
+   */
+  level?: number | undefined;
+
+  /**
+   * @generated from field: optional string content = 6;
+   */
+  content?: string | undefined;
+
+  /**
+   * The device's name as the receiver knows it (their list or their enterprise's).
+   *
+   * @generated from field: optional string deviceName = 7;
+   */
+  deviceName?: string | undefined;
 };
 
 /**

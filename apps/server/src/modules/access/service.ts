@@ -1043,31 +1043,33 @@ export function createAccessService(deps: {
    */
   async function confirmAllAlarms(actor: Actor, deviceId: number) {
     await requireDevice(deviceId);
-    const link = await linkOf(actor.userId, deviceId);
-    let allowed = link?.role === "akey";
-    if (!allowed) {
-      const [maintainer] = await db
-        .select({ id: enterpriseMembers.userId })
-        .from(enterpriseDevices)
-        .innerJoin(
-          enterpriseMembers,
-          and(
-            eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
-            eq(enterpriseMembers.userId, actor.userId),
-            eq(enterpriseMembers.kind, "maintenance"),
-          ),
-        )
-        .where(and(eq(enterpriseDevices.deviceId, deviceId), eq(enterpriseDevices.type, 2)))
-        .limit(1);
-      allowed = Boolean(maintainer);
-    }
-    if (!allowed) throw fail("DEVICE_NO_PERMISSION");
+    if (!(await mayConfirmAllAlarms(actor.userId, deviceId))) throw fail("DEVICE_NO_PERMISSION");
     const confirmed = await db
       .update(alarms)
       .set({ confirmedAt: clock.now(), confirmedBy: actor.userId })
       .where(and(eq(alarms.deviceId, deviceId), isNull(alarms.confirmedAt)))
       .returning({ id: alarms.id });
     return { confirmed: confirmed.length };
+  }
+
+  /** The rule of confirmAllAlarms, for the alarm centre to offer the button. */
+  async function mayConfirmAllAlarms(userId: number, deviceId: number): Promise<boolean> {
+    const link = await linkOf(userId, deviceId);
+    if (link?.role === "akey") return true;
+    const [maintainer] = await db
+      .select({ id: enterpriseMembers.userId })
+      .from(enterpriseDevices)
+      .innerJoin(
+        enterpriseMembers,
+        and(
+          eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
+          eq(enterpriseMembers.userId, userId),
+          eq(enterpriseMembers.kind, "maintenance"),
+        ),
+      )
+      .where(and(eq(enterpriseDevices.deviceId, deviceId), eq(enterpriseDevices.type, 2)))
+      .limit(1);
+    return Boolean(maintainer);
   }
 
   return {
@@ -1093,5 +1095,6 @@ export function createAccessService(deps: {
     updateDeviceInfo,
     transfer,
     confirmAllAlarms,
+    mayConfirmAllAlarms,
   };
 }

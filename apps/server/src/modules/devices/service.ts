@@ -511,7 +511,27 @@ export function createDeviceService(deps: {
       .where(and(eq(deviceLinks.userId, userId), inArray(deviceLinks.deviceId, unique)));
   }
 
+  /**
+   * The devices of a user's personal list as a subquery other modules filter by (the alarm
+   * centre): the device, the user's name for it, their identity and write level. The same
+   * columns as an enterprise's scope (`enterprises.deviceScope`).
+   */
+  function personalScope(userId: number) {
+    return db
+      .select({
+        deviceId: sql<number>`${deviceLinks.deviceId}`.as("scope_device_id"),
+        name: sql<string>`${deviceLinks.name}`.as("scope_name"),
+        role: sql<string>`${deviceLinks.role}`.as("scope_role"),
+        canWrite: sql<boolean>`${deviceLinks.canWrite}`.as("scope_can_write"),
+        maintained: sql<boolean>`false`.as("scope_maintained"),
+      })
+      .from(deviceLinks)
+      .where(eq(deviceLinks.userId, userId))
+      .as("scope");
+  }
+
   return {
+    personalScope,
     provision,
     findByCode,
     add,

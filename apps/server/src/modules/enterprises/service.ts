@@ -265,6 +265,34 @@ export function createEnterpriseService(deps: {
     return { access: a, row: visible[0], types: visible.map((r) => r.held.type as ListType) };
   }
 
+  /**
+   * The devices the viewer sees in an enterprise (the lists of their kinds; admins both), as
+   * a subquery other modules filter by (the alarm centre), with the columns of a personal
+   * scope (`devices.personalScope`); `maintained`: held as a maintenance device. Refuses
+   * non-members like the lists do.
+   */
+  async function deviceScope(viewer: Viewer, eid: number) {
+    const a = await access(viewer, eid);
+    const types = ([1, 2] as const).filter((type) => a.canSee(type));
+    const scope = db
+      .select({
+        deviceId: sql<number>`${enterpriseDevices.deviceId}`.as("scope_device_id"),
+        name: sql<string>`min(${enterpriseDevices.name})`.as("scope_name"),
+        role: sql<string>`'enterprise'`.as("scope_role"),
+        canWrite: sql<boolean>`true`.as("scope_can_write"),
+        maintained: sql<boolean>`bool_or(${enterpriseDevices.type} = 2)`.as("scope_maintained"),
+      })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.enterpriseId, eid), inArray(enterpriseDevices.type, types)))
+      .groupBy(enterpriseDevices.deviceId)
+      .as("scope");
+    return {
+      scope,
+      isAdmin: a.isAdmin,
+      isMaintenanceMember: a.kinds.includes("maintenance"),
+    };
+  }
+
   async function machineInfo(viewer: Viewer, eid: number, deviceId: number): Promise<Machine> {
     const { row } = await heldDevice(viewer, eid, deviceId);
     return toMachine(row.device, {
@@ -560,6 +588,7 @@ export function createEnterpriseService(deps: {
       return { list: await members(eid, "maintenance") };
     },
     machineInfo,
+    deviceScope,
     machinePersonnel,
     updateMaintenanceRemark,
     create,

@@ -10,11 +10,11 @@ import {
   statePayload,
   UPLINK_TOPICS,
 } from "@keyway/protocol";
-import { and, eq, isNotNull, lt, ne } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lt, ne } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
-import type { Clock } from "../../infra/clock.ts";
 import { createBatcher } from "../../infra/batcher.ts";
+import type { Clock } from "../../infra/clock.ts";
 import { hashToken } from "../../infra/crypto.ts";
 import { type Alarm, alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
@@ -74,10 +74,32 @@ export function createDeviceIngest(deps: {
   }
 
   async function setOnline(device: DeviceIdentity, online: boolean) {
-    await db
-      .update(devices)
-      .set({ online, lastSeenAt: clock.now() })
-      .where(eq(devices.id, device.id));
+    const now = clock.now();
+    await db.update(devices).set({ online, lastSeenAt: now }).where(eq(devices.id, device.id));
+    // Back online: the cloud's own offline alarms of the device have ended.
+    if (online)
+      await db
+        .update(alarms)
+        .set({ clearedAt: now })
+        .where(
+          and(eq(alarms.deviceId, device.id), eq(alarms.type, "offline"), isNull(alarms.clearedAt)),
+        );
+  }
+
+  /**
+   * A device reports that one of its alarms has ended (`clears`): marked cleared once (a
+   * repeat changes nothing); an unknown id is dropped.
+   */
+  async function clearAlarm(device: DeviceIdentity, alarm: AlarmPayload & { clears: string }) {
+    const cleared = await db
+      .update(alarms)
+      .set({ clearedAt: new Date(alarm.time) })
+      .where(
+        and(eq(alarms.deviceId, device.id), eq(alarms.uid, alarm.clears), isNull(alarms.clearedAt)),
+      )
+      .returning({ id: alarms.id });
+    if (cleared.length === 0)
+      log.info({ device: device.code, clears: alarm.clears }, "alarm clear matched no open alarm");
   }
 
   type NewAlarm = typeof alarms.$inferInsert;
@@ -119,7 +141,8 @@ export function createDeviceIngest(deps: {
       const alarm = decodePayload(alarmPayload, payload);
       // Acknowledged and dropped: a malformed alarm would otherwise be retried forever.
       if (!alarm) return log.warn({ device: device.code }, "malformed alarm dropped");
-      await storeAlarm(device, alarm);
+      if (alarm.clears) await clearAlarm(device, { ...alarm, clears: alarm.clears });
+      else await storeAlarm(device, alarm);
     } else if (topic === "state") {
       const state = decodePayload(statePayload, payload);
       if (!state) return;

@@ -41,6 +41,11 @@ export type PushEvent =
       deviceCode: string;
       deviceId: number;
       totalUnreadMsg: number;
+      /** The alarm itself, for the live pop-up (optional fields of DeviceInformResp). */
+      alarmId?: number;
+      level?: number;
+      content?: string;
+      deviceName?: string;
     };
 
 const INFORM_SCENES = {
@@ -132,10 +137,10 @@ export function createMessageService(deps: {
   /** Pushes an event to each user with their current unread total (after the write committed). */
   async function announce(
     userIds: Iterable<number>,
-    event: (totalUnreadMsg: number) => PushEvent,
+    event: (totalUnreadMsg: number, userId: number) => PushEvent,
   ): Promise<void> {
     for (const userId of new Set(userIds)) {
-      deps.push(userId, toPushMessage(event(await totalUnread(userId))));
+      deps.push(userId, toPushMessage(event(await totalUnread(userId), userId)));
     }
   }
 
@@ -363,7 +368,7 @@ export function createMessageService(deps: {
     ]);
     for (const alarm of told) {
       const deviceCode = codes.get(alarm.deviceId) ?? "";
-      for (const userId of recipients.get(alarm.deviceId)?.keys() ?? []) {
+      for (const [userId, name] of recipients.get(alarm.deviceId) ?? []) {
         deps.push(
           userId,
           toPushMessage({
@@ -372,6 +377,10 @@ export function createMessageService(deps: {
             deviceCode,
             deviceId: alarm.deviceId,
             totalUnreadMsg: totals.get(userId) ?? 0,
+            alarmId: alarm.id,
+            level: alarm.level,
+            content: alarm.content,
+            deviceName: name || deviceCode,
           }),
         );
       }
