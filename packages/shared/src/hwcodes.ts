@@ -156,6 +156,42 @@ export const HW = {
   MESSAGE_NOT_FOUND: entry("09010101", "消息不存在", "The message does not exist"),
   PROJECT_USER_EXISTS: entry("08011007", "用户已在项目中", "User already in project"),
   PROJECT_USER_NOT_FOUND: entry("08011006", "用户不存在", "User does not exist"),
+  PROJECT_NOT_FOUND: entry("08010101", "项目不存在", "Project does not exist"),
+  PROJECT_NOT_OWNER: entry(
+    "08010201",
+    "只有项目所有者可以执行此操作",
+    "Only the project owner can do this",
+  ),
+  PROJECT_DISABLED: entry(
+    "08010301",
+    "该企业未开通项目功能",
+    "Projects are not enabled for this enterprise",
+  ),
+  PROJECT_OWNER_CANNOT_QUIT: entry(
+    "08011101",
+    "项目所有者不能退出项目，请先转让或删除项目",
+    "The owner cannot leave the project; transfer or delete it first",
+  ),
+  PROJECT_MEMBER_NOT_FOUND: entry(
+    "08011102",
+    "该用户不在项目中",
+    "This user is not in the project",
+  ),
+  PROJECT_MACHINE_TAKEN: entry(
+    "08011201",
+    "该设备已属于一个项目",
+    "This device already belongs to a project",
+  ),
+  PROJECT_MACHINE_NOT_FOUND: entry(
+    "08011202",
+    "设备不存在或不在项目中",
+    "The device does not exist or is not in the project",
+  ),
+  PROJECT_VISIT_DISABLED: entry(
+    "08011301",
+    "该项目未开启获取访问地址",
+    "Getting visit URLs is turned off for this project",
+  ),
   // Remote access (module 10): visits through the tunnel.
   DEVICE_OFFLINE: entry("10010101", "设备离线", "The device is offline"),
   TARGET_NOT_ALLOWED: entry(

@@ -12,4 +12,5 @@ export * from "./icons.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./validation.ts";
+export * from "./projects.ts";
 export * from "./visits.ts";

@@ -37,6 +37,19 @@ export const VALIDATION_MESSAGES = {
   "v.memberKind": { zh: "成员类型错误", en: "Unknown member kind" },
   "v.locationWay": { zh: "定位方式错误", en: "Unknown positioning method" },
   "v.latLng": { zh: "经纬度超出范围", en: "Latitude or longitude out of range" },
+  "v.projectName": { zh: "项目名称为 1-20 个字符", en: "Project names are 1-20 characters" },
+  "v.projectDescription": {
+    zh: "项目描述不能超过 50 个字符",
+    en: "The project description can be at most 50 characters",
+  },
+  "v.reportServer": {
+    zh: "上报服务器须为 mqtt://、mqtts://、https:// 或 http:// 地址",
+    en: "The report server must be an mqtt://, mqtts://, https:// or http:// address",
+  },
+  "v.reportInterval": {
+    zh: "上报间隔为 0-24 小时",
+    en: "The report interval is 0-24 hours",
+  },
   "v.leaveMessage": { zh: "留言不能超过15个字符", en: "The message can be at most 15 characters" },
   "v.visitTime": {
     zh: "访问时间至少为10分钟，或选择永久",

@@ -583,6 +583,7 @@ export function createEnterpriseService(deps: {
     permission,
     deviceList,
     groups,
+    requireList,
     maintenanceTeam: async (viewer: Viewer, eid: number) => {
       await access(viewer, eid);
       return { list: await members(eid, "maintenance") };
