@@ -29,6 +29,15 @@ import { accessRoutes } from "./modules/access/routes.ts";
 import { createAccessService } from "./modules/access/service.ts";
 import { accountRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
+import {
+  createAliyunSmsProvider,
+  outboxSmsProvider,
+  type SmsProvider,
+} from "./modules/alarmNotify/providers.ts";
+import type { AlarmSend } from "./modules/alarmNotify/schema.ts";
+import { createAlarmNotifier } from "./modules/alarmNotify/service.ts";
+import { alarmPushRoutes } from "./modules/alarmPush/routes.ts";
+import { createAlarmPushService } from "./modules/alarmPush/service.ts";
 import { alarmRoutes } from "./modules/alarms/routes.ts";
 import { createAlarmService } from "./modules/alarms/service.ts";
 import { deviceRoutes } from "./modules/devices/routes.ts";
@@ -62,6 +71,9 @@ export interface AppDeps {
   sweepEveryMs?: number;
   /** How often open visits re-check their rights (ms; default 3000). */
   visitRecheckMs?: number;
+  /** Alarm SMS provider (default from SMS_PROVIDER); alarm job worker options for tests. */
+  smsProvider?: SmsProvider;
+  alarmJobs?: { pollSeconds?: number; afterProviderCall?: (send: AlarmSend) => void };
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
@@ -131,6 +143,25 @@ export async function buildApp(deps: AppDeps) {
   const senders =
     deps.senders ?? createSenders({ smtpUrl: config.SMTP_URL, mailFrom: config.MAIL_FROM });
   const notifier = createNotifier({ db, clock, senders, log: app.log });
+  // Alarm pushes: configuration and stock, and the SMS / e-mail / webhook jobs (pg-boss).
+  const alarmPush = createAlarmPushService({
+    db,
+    clock,
+    secretKey: config.SECRET_KEY,
+    todayDeviceCounts: (eid, userId, ids) => alarmNotify.todayDeviceCounts(eid, userId, ids),
+  });
+  const alarmNotify = createAlarmNotifier({
+    db,
+    clock,
+    log: app.log,
+    senders,
+    notifier,
+    push: alarmPush,
+    secretKey: config.SECRET_KEY,
+    sms: deps.smsProvider ?? smsProviderOf(config),
+    pollSeconds: deps.alarmJobs?.pollSeconds,
+    afterProviderCall: deps.alarmJobs?.afterProviderCall,
+  });
   const verification = createVerificationService({
     db,
     clock,
@@ -206,6 +237,7 @@ export async function buildApp(deps: AppDeps) {
     log: app.log,
     onAlarm: (alarm) => {
       bus.publish(BUS.alarmStored, alarm);
+      alarmNotify.alarmStored(alarm);
       // Local, not through the bus: with several nodes each alarm is told once.
       messages.alarmRaised(alarm).catch((error) => {
         app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
@@ -246,6 +278,7 @@ export async function buildApp(deps: AppDeps) {
     locationRoutes(api, { location, auth });
     alarmRoutes(api, { alarms, auth });
     accessRoutes(api, { access, messages, auth });
+    alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
     visitRoutes(api, {
@@ -259,6 +292,8 @@ export async function buildApp(deps: AppDeps) {
 
   // Alarms stored just before a stop are told now (their messages were not yet written).
   app.addHook("onReady", async () => {
+    // Alarm notification jobs: pg-boss on the same database, then the catch-up.
+    await alarmNotify.start().catch((error) => app.log.error({ err: error }, "alarm jobs"));
     messages.catchUpAlarms().catch((error) => app.log.error({ err: error }, "alarm catch-up"));
   });
 
@@ -269,6 +304,7 @@ export async function buildApp(deps: AppDeps) {
     await tunnels.close();
     await redisBus?.close();
     await notifier.stop();
+    await alarmNotify.stop();
     await gateway.close();
     senders.close();
   });
@@ -277,6 +313,8 @@ export async function buildApp(deps: AppDeps) {
     services: {
       accounts,
       notifier,
+      alarmPush,
+      alarmNotify,
       verification,
       devices,
       enterprises,
@@ -288,6 +326,18 @@ export async function buildApp(deps: AppDeps) {
       tunnels,
       visits,
     },
+  });
+}
+
+/** SMS_PROVIDER: the local outbox, or Aliyun SMS with its settings (checked by config.ts). */
+function smsProviderOf(config: Config): SmsProvider {
+  if (config.SMS_PROVIDER !== "aliyun") return outboxSmsProvider;
+  return createAliyunSmsProvider({
+    accessKeyId: config.ALIYUN_SMS_ACCESS_KEY_ID ?? "",
+    accessKeySecret: config.ALIYUN_SMS_ACCESS_KEY_SECRET ?? "",
+    signName: config.ALIYUN_SMS_SIGN_NAME ?? "",
+    templateCode: config.ALIYUN_SMS_TEMPLATE_CODE ?? "",
+    endpoint: config.ALIYUN_SMS_ENDPOINT,
   });
 }
 

@@ -28,7 +28,13 @@ const envSchema = z.object({
     .string()
     .regex(/^smtps?:\/\//, "must be an smtp:// URL")
     .optional(),
-  SMS_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  SMS_PROVIDER: z.enum(["outbox", "aliyun"]).default("outbox"),
+  /** Aliyun SMS (SMS_PROVIDER=aliyun): AccessKey pair, signature name and alarm template. */
+  ALIYUN_SMS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  ALIYUN_SMS_ACCESS_KEY_SECRET: z.string().min(1).optional(),
+  ALIYUN_SMS_SIGN_NAME: z.string().min(1).optional(),
+  ALIYUN_SMS_TEMPLATE_CODE: z.string().min(1).optional(),
+  ALIYUN_SMS_ENDPOINT: z.url().default("https://dysmsapi.aliyuncs.com"),
   /** Defaults to http://localhost:<PORT>. */
   PUBLIC_URL: z.url().optional(),
   SECRET_KEY: z
@@ -61,6 +67,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const values = parsed.data;
+  if (values.SMS_PROVIDER === "aliyun") {
+    const missing = (
+      [
+        "ALIYUN_SMS_ACCESS_KEY_ID",
+        "ALIYUN_SMS_ACCESS_KEY_SECRET",
+        "ALIYUN_SMS_SIGN_NAME",
+        "ALIYUN_SMS_TEMPLATE_CODE",
+      ] as const
+    ).filter((k) => !values[k]);
+    if (missing.length > 0)
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when SMS_PROVIDER=aliyun`).join("\n")}`,
+      );
+  }
   const dataDir = path.resolve(values.DATA_DIR);
   return {
     ...values,

@@ -2,6 +2,8 @@
 
 export * from "../modules/access/schema.ts";
 export * from "../modules/accounts/schema.ts";
+export * from "../modules/alarmNotify/schema.ts";
+export * from "../modules/alarmPush/schema.ts";
 export * from "../modules/alarms/schema.ts";
 export * from "../modules/devices/schema.ts";
 export * from "../modules/enterprises/schema.ts";
