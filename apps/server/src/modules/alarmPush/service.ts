@@ -597,6 +597,16 @@ export function createAlarmPushService(deps: {
     await requireMemberUser(input.eid, input.fromUserId);
     await requireMemberUser(input.eid, input.toUserId);
     await db.transaction(async (tx) => {
+      // Both accounts locked in user order first: transfers both ways at once cannot deadlock.
+      const pair = [input.fromUserId, input.toUserId].sort((a, b) => a - b);
+      for (const userId of pair)
+        await tx.insert(smsAccounts).values({ eid: input.eid, userId }).onConflictDoNothing();
+      await tx
+        .select({ userId: smsAccounts.userId })
+        .from(smsAccounts)
+        .where(and(eq(smsAccounts.eid, input.eid), inArray(smsAccounts.userId, pair)))
+        .orderBy(smsAccounts.userId)
+        .for("update");
       if (!(await debit(tx, input.eid, input.fromUserId, input.amount, "move")))
         throw fail("SMS_STOCK_NOT_ENOUGH");
       await credit(tx, input.eid, input.toUserId, input.amount);
