@@ -52,6 +52,8 @@ import { messageRoutes } from "./modules/messages/routes.ts";
 import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
+import { projectRoutes } from "./modules/projects/routes.ts";
+import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
 import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
@@ -259,6 +261,14 @@ export async function buildApp(deps: AppDeps) {
     clock,
     findUser: (ref) => accounts.findUser(ref),
   });
+  const projects = createProjectService({
+    db,
+    clock,
+    secretKey: config.SECRET_KEY,
+    findUser: (ref) => accounts.findUser(ref),
+    requireEnterpriseList: (userId, eid, type) =>
+      enterprises.requireList({ userId, role: "user" }, eid, type),
+  });
   const alarms = createAlarmService({
     db,
     clock,
@@ -280,6 +290,7 @@ export async function buildApp(deps: AppDeps) {
     accessRoutes(api, { access, messages, auth });
     alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });
+    projectRoutes(api, { projects, auth });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
     visitRoutes(api, {
       visits,
@@ -287,6 +298,8 @@ export async function buildApp(deps: AppDeps) {
       auth,
       enterpriseDevice: (caller, eid, deviceId) =>
         enterprises.machineInfo({ userId: caller.userId, role: caller.role }, eid, deviceId),
+      projectVisit: (caller, deviceId, projectId) =>
+        projects.checkVisit(caller.userId, deviceId, projectId),
     });
   });
 

@@ -10,5 +10,6 @@ export * from "../modules/enterprises/schema.ts";
 export * from "../modules/location/schema.ts";
 export * from "../modules/messages/schema.ts";
 export * from "../modules/notify/schema.ts";
+export * from "../modules/projects/schema.ts";
 export * from "../modules/verification/schema.ts";
 export * from "../modules/visits/schema.ts";

@@ -33,6 +33,8 @@ export function visitRoutes(
     auth: preHandlerAsyncHookHandler;
     /** Refuses a device the caller does not see in that enterprise. */
     enterpriseDevice: (caller: Caller, eid: number, deviceId: number) => Promise<unknown>;
+    /** Refuses a project machine's visit when its project does not allow it. */
+    projectVisit: (caller: Caller, deviceId: number, projectId?: number) => Promise<unknown>;
   },
 ) {
   const { visits, relay, auth } = deps;
@@ -89,6 +91,7 @@ export function visitRoutes(
     async (request) => {
       const b = request.body;
       const deviceId = (b.machineID ?? b.machineId) as number;
+      await deps.projectVisit(callerOf(request), deviceId, b.id);
       return ok(await visits.issue(actorOf(request), deviceId, { target: b.target }));
     },
   );
