@@ -16,6 +16,8 @@ export const PATHS = {
   device: "/device",
   /** Data center: SMS / e-mail alarm push configuration, stock and records (?tab=). */
   dataCenter: "/dataCenter",
+  /** Alarm center: alarms of every device of the current context, with statistics. */
+  alarmCenter: "/alarmCenter",
 } as const;
 
 /** The personal device list (SPEC §2: /index with listType=list). */

@@ -4,6 +4,7 @@ import { LanguageSync } from "./components/LanguageSync.tsx";
 import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
 import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
+import { AlarmCenterPage } from "./pages/alarmCenter/AlarmCenterPage.tsx";
 import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
 import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
 import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
@@ -27,6 +28,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.safety, element: <SafetyPage /> },
   { path: PATHS.msgCenter, element: <MsgCenterPage /> },
   { path: PATHS.dataCenter, element: <DataCenterPage /> },
+  { path: PATHS.alarmCenter, element: <AlarmCenterPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 

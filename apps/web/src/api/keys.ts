@@ -18,8 +18,13 @@ export const queryKeys = {
   groups: ["devices", "groups"] as const,
   /** Online state of all the caller's devices (polled by the list and the detail). */
   deviceStates: ["devices", "states"] as const,
-  deviceAlarms: (code: string, page: number) => ["devices", "alarms", code, page] as const,
+  deviceAlarms: (code: string, page: number, eid = 0) =>
+    ["devices", "alarms", code, eid, page] as const,
   deviceAlarmsAll: (code: string) => ["devices", "alarms", code] as const,
+  /** The alarm centre (lists and statistics of every context). */
+  alarmsAll: ["alarms"] as const,
+  alarmList: (filters: object, page: number) => ["alarms", "list", filters, page] as const,
+  alarmKanban: (filters: object) => ["alarms", "kanban", filters] as const,
   deviceLocation: (id: number) => ["devices", "location", id] as const,
   /** A device's visit log (personal or enterprise device alike). */
   deviceVisitsAll: (id: number) => ["visits", id] as const,

@@ -1,62 +1,42 @@
-import { CheckCircleOutlined } from "@ant-design/icons";
 import { type AlarmEntry, PAGE_SIZE } from "@keyway/shared";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  App,
-  Button,
-  Empty,
-  Flex,
-  Popconfirm,
-  Table,
-  type TableProps,
-  Tag,
-  Typography,
-} from "antd";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Button, Empty, Flex, Table, type TableProps, Typography } from "antd";
 import { useState } from "react";
-import { authorityApi } from "../../api/access.ts";
-import { devicesApi } from "../../api/devices.ts";
+import { alarmsApi } from "../../api/alarms.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatInZone } from "../../lib/format.ts";
-import { ALARM_LEVEL_COLORS, alarmLevelKey } from "./machine.ts";
+import {
+  AlarmLevelTag,
+  AlarmStateTags,
+  ConfirmAlarmButton,
+  ConfirmAllButton,
+  ResetAlarmsButton,
+} from "../alarmCenter/alarmParts.tsx";
 
 /**
- * A device's alarms (GET /v1/devices/alarms), newest first, server paging of 6 (SPEC §9).
- * The Akey confirms them all at once (POST /machine/confirmMacAlarm, SPEC §6).
+ * A device's alarms (GET /v1/devices/alarms), newest first, server paging of 6 (SPEC §9),
+ * with each alarm's state (confirmed, cleared). What the caller may do comes with the list:
+ * confirm one, confirm all (POST /machine/confirmMacAlarm: the Akey or a maintainer, SPEC §6)
+ * and reset the device's alarms (PUT /v1/devices/imageReset), each after a confirmation.
  */
-export function DeviceAlarms({
-  machineCode,
-  machineId,
-  canConfirmAll = false,
-}: {
-  machineCode: string;
-  machineId?: number;
-  canConfirmAll?: boolean;
-}) {
+export function DeviceAlarms({ machineCode, eid = 0 }: { machineCode: string; eid?: number }) {
   const { t } = useLang();
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
-  const confirmAll = useMutation({
-    mutationFn: () => authorityApi.confirmAlarms(machineId ?? 0),
-    onSuccess: async () => {
-      message.success(t("device.alarm.confirmedAll"));
-      await queryClient.invalidateQueries({ queryKey: queryKeys.deviceAlarmsAll(machineCode) });
-      await queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
-    },
-  });
   const alarms = useQuery({
-    queryKey: queryKeys.deviceAlarms(machineCode, page),
-    queryFn: () => devicesApi.alarms(machineCode, page, PAGE_SIZE.alarms),
+    queryKey: queryKeys.deviceAlarms(machineCode, page, eid),
+    queryFn: () => alarmsApi.deviceAlarms({ deviceCode: machineCode, eid }, page),
     placeholderData: keepPreviousData,
     meta: { silent: true },
   });
+  const rights = alarms.data?.rights;
+  const machineId = alarms.data?.machine_id;
 
   const columns: TableProps<AlarmEntry>["columns"] = [
     {
       title: t("device.alarm.time"),
       key: "time",
-      width: 150,
+      width: 130,
       render: (_: unknown, a) => (
         <span className="kw-alarm-time">
           <span className="kw-nowrap">{formatInZone(a.time, a.time_zone)}</span>
@@ -71,63 +51,53 @@ export function DeviceAlarms({
     {
       title: t("device.alarm.level"),
       dataIndex: "level",
-      width: 76,
-      render: (level: number) => {
-        const key = alarmLevelKey(level);
-        return (
-          <Tag color={ALARM_LEVEL_COLORS[key]} className="kw-tag-tight" data-level={level}>
-            {t(`device.alarm.levels.${key}`)}
-          </Tag>
-        );
-      },
-    },
-    {
-      title: t("device.alarm.type"),
-      dataIndex: "type",
-      width: 80,
-      ellipsis: true,
-      render: (v: string) => v || "-",
-    },
-    {
-      title: t("device.alarm.variable"),
-      dataIndex: "variable",
-      width: 80,
-      ellipsis: true,
-      render: (v: string) => v || "-",
+      width: 72,
+      render: (level: number) => <AlarmLevelTag level={level} />,
     },
     {
       title: t("device.alarm.content"),
-      dataIndex: "content",
-      render: (v: string) => <span className="kw-break">{v || "-"}</span>,
+      key: "content",
+      render: (_: unknown, a) => (
+        <span className="kw-break">
+          {a.content || "-"}
+          {(a.type || a.variable) && (
+            <Typography.Text type="secondary" className="kw-small kw-block">
+              {[a.type, a.variable].filter(Boolean).join(" · ")}
+            </Typography.Text>
+          )}
+        </span>
+      ),
+    },
+    {
+      // The state and, while unconfirmed, the confirm link: the drawer is narrow.
+      title: t("alarms.state"),
+      key: "state",
+      width: 130,
+      render: (_: unknown, a) => (
+        <>
+          <AlarmStateTags alarm={a} />
+          {rights?.confirm && !a.confirmed && <ConfirmAlarmButton alarm={a} eid={eid} compact />}
+        </>
+      ),
     },
   ];
 
   const total = alarms.data?.total ?? 0;
   return (
     <div data-testid="device-alarm-table">
-      {canConfirmAll && machineId !== undefined && (
-        <Flex justify="flex-end" className="kw-mb-xs">
-          <Popconfirm
-            title={t("device.alarm.confirmAllTitle")}
-            description={
-              <span className="kw-popconfirm-text">{t("device.alarm.confirmAllHint")}</span>
-            }
-            okText={t("device.alarm.confirmAll")}
-            cancelText={t("common.cancel")}
-            okButtonProps={{ ...({ "data-testid": "device-alarm-confirm-all-ok" } as object) }}
-            onConfirm={() => confirmAll.mutate()}
-            disabled={total === 0}
-          >
-            <Button
-              size="small"
-              icon={<CheckCircleOutlined />}
-              loading={confirmAll.isPending}
+      {(rights?.confirmAll || rights?.reset) && machineId !== undefined && (
+        <Flex justify="flex-end" gap={8} className="kw-mb-xs">
+          {rights.confirmAll && (
+            <ConfirmAllButton
+              machineId={machineId}
+              deviceCode={machineCode}
               disabled={total === 0}
-              data-testid="device-alarm-confirm-all"
-            >
-              {t("device.alarm.confirmAll")}
-            </Button>
-          </Popconfirm>
+              testIdPrefix="device-alarm"
+            />
+          )}
+          {rights.reset && (
+            <ResetAlarmsButton deviceCode={machineCode} eid={eid} disabled={total === 0} />
+          )}
         </Flex>
       )}
       <Table<AlarmEntry>
@@ -136,7 +106,7 @@ export function DeviceAlarms({
         columns={columns}
         dataSource={alarms.data?.list ?? []}
         loading={alarms.isFetching}
-        scroll={{ x: 520 }}
+        scroll={{ x: 480 }}
         onRow={(a) =>
           ({ "data-testid": `device-alarm-row-${a.id}` }) as React.HTMLAttributes<HTMLElement>
         }

@@ -167,13 +167,7 @@ export function DeviceDetailDrawer(props: {
               {
                 key: "alarms",
                 label: <span data-testid="device-detail-tab-alarms">{t("device.tabAlarms")}</span>,
-                children: (
-                  <DeviceAlarms
-                    machineCode={machine.machine_code}
-                    machineId={machine.machine_id}
-                    canConfirmAll={isAkey}
-                  />
-                ),
+                children: <DeviceAlarms machineCode={machine.machine_code} />,
               },
               {
                 key: "location",

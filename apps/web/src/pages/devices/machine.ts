@@ -1,4 +1,10 @@
-import type { DeviceRole, Machine, MachineStateEntry, MachineTypeIcon } from "@keyway/shared";
+import type {
+  AlarmLevelKey,
+  DeviceRole,
+  Machine,
+  MachineStateEntry,
+  MachineTypeIcon,
+} from "@keyway/shared";
 
 /** Online when the server says so (`online`, or `state` 1 on older payloads). */
 export function isOnline(machine: Pick<Machine, "online" | "state">): boolean {
@@ -76,15 +82,8 @@ export function withLiveStates<M extends Stateful>(
 
 // ---- Alarms ----
 
-export type AlarmLevelKey = "info" | "minor" | "major" | "critical";
-
-/** Device alarm levels 0-9: 0 info, 1 minor, 2 major, 3 and above critical. */
-export function alarmLevelKey(level: number): AlarmLevelKey {
-  if (!Number.isFinite(level) || level <= 0) return "info";
-  if (level === 1) return "minor";
-  if (level === 2) return "major";
-  return "critical";
-}
+/** Device alarm levels 0-9 in four bands, the same on the server (packages/shared). */
+export { type AlarmLevelKey, alarmLevelKey } from "@keyway/shared";
 
 export const ALARM_LEVEL_COLORS: Record<AlarmLevelKey, string> = {
   info: "default",

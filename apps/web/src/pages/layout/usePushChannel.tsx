@@ -1,6 +1,6 @@
-import { ALARM_POPUP_JUMP_MINUTES } from "@keyway/shared";
+import { ALARM_POPUP_JUMP_MINUTES, alarmLevelKey } from "@keyway/shared";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Typography } from "antd";
+import { App, Button, Space, Tag, Typography } from "antd";
 import { useEffect, useRef } from "react";
 import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
@@ -9,10 +9,19 @@ import { connectPush, type PushEvent } from "../../api/push.ts";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { getToken, hasToken, signOutLocally } from "../../lib/session.ts";
-import { PERSONAL_DEVICES_ROUTE } from "../../paths.ts";
+import { PATHS, PERSONAL_DEVICES_ROUTE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
+import { ALARM_LEVEL_COLORS } from "../devices/machine.ts";
 
 const testId = (id: string) => ({ "data-testid": id }) as object;
+
+/** What an alarm push tells beyond the SPEC's fields (optional; older servers send none). */
+interface AlarmPush {
+  alarmId?: number;
+  level?: number;
+  content?: string;
+  deviceName?: string;
+}
 const JUMP_MS = ALARM_POPUP_JUMP_MINUTES * 60_000;
 
 /** Where the new-alarm pop-up leads: the personal list with the device's alarms open. */
@@ -24,9 +33,11 @@ export function alarmJumpPath(deviceId: number): string {
  * The push channel of the signed-in user (SPEC §4 "Push channel"), run by the main layout:
  * connects with the session token, closes on logout (unmount). Each push refreshes the
  * message centre and the unread badge (also fed by GET /msg/v1/totalUnread); a new alarm
- * pops up a notification that leads to the device's alarms — by itself after
- * ALARM_POPUP_JUMP_MINUTES unless dismissed; a logout push (login elsewhere) clears the
- * token, stops the channel and asks to log in again.
+ * refreshes the alarm centre and pops up a notification with the device, level and content
+ * (one per device, the newest replacing the last), a link to the alarm centre and View, which
+ * leads to the device's alarms — by itself after ALARM_POPUP_JUMP_MINUTES unless dismissed
+ * (docs/decisions.md 51); a logout push (login elsewhere) clears the token, stops the channel
+ * and asks to log in again.
  */
 export function usePushChannel(): void {
   const { t } = useLang();
@@ -74,8 +85,17 @@ export function usePushChannel(): void {
       navigate(alarmJumpPath(deviceId));
     };
 
-    const popAlarm = (deviceId: number, deviceCode: string) => {
+    const toAlarmCentre = (deviceId: number) => {
+      const { notification, navigate } = latest.current;
+      window.clearTimeout(timers.get(deviceId));
+      timers.delete(deviceId);
+      notification.destroy(`alarm-${deviceId}`);
+      navigate(PATHS.alarmCenter);
+    };
+
+    const popAlarm = (deviceId: number, deviceCode: string, alarm: AlarmPush) => {
       const { notification, t } = latest.current;
+      const band = alarm.level === undefined ? undefined : alarmLevelKey(alarm.level);
       const key = `alarm-${deviceId}`;
       window.clearTimeout(timers.get(deviceId));
       timers.set(
@@ -86,8 +106,27 @@ export function usePushChannel(): void {
         key,
         title: t("push.alarmTitle"),
         description: (
-          <span data-testid="alarm-popup" data-device={deviceId}>
-            {t("push.alarmBody")} <Typography.Text code>{deviceCode}</Typography.Text>
+          <span data-testid="alarm-popup" data-device={deviceId} data-alarm={alarm.alarmId}>
+            <Space size={6} wrap>
+              <Typography.Text strong data-testid="alarm-popup-device">
+                {alarm.deviceName || deviceCode}
+              </Typography.Text>
+              {band && (
+                <Tag color={ALARM_LEVEL_COLORS[band]} className="kw-tag-tight">
+                  {t(`device.alarm.levels.${band}`)}
+                </Tag>
+              )}
+            </Space>
+            <br />
+            {alarm.content ? (
+              <span className="kw-break" data-testid="alarm-popup-content">
+                {alarm.content}
+              </span>
+            ) : (
+              <>
+                {t("push.alarmBody")} <Typography.Text code>{deviceCode}</Typography.Text>
+              </>
+            )}
             <br />
             <Typography.Text type="secondary" className="kw-small">
               {t("push.alarmJumpHint", { minutes: ALARM_POPUP_JUMP_MINUTES })}
@@ -96,14 +135,23 @@ export function usePushChannel(): void {
         ),
         duration: false,
         actions: (
-          <Button
-            type="primary"
-            size="small"
-            onClick={() => jumpToAlarms(deviceId)}
-            {...testId("alarm-popup-view")}
-          >
-            {t("push.view")}
-          </Button>
+          <Space size={8}>
+            <Button
+              size="small"
+              onClick={() => toAlarmCentre(deviceId)}
+              {...testId("alarm-popup-centre")}
+            >
+              {t("push.alarmCentre")}
+            </Button>
+            <Button
+              type="primary"
+              size="small"
+              onClick={() => jumpToAlarms(deviceId)}
+              {...testId("alarm-popup-view")}
+            >
+              {t("push.view")}
+            </Button>
+          </Space>
         ),
         onClose: () => {
           window.clearTimeout(timers.get(deviceId));
@@ -130,12 +178,13 @@ export function usePushChannel(): void {
 
     const handle = (event: PushEvent) => {
       const { queryClient, setUnread, notification, t } = latest.current;
-      const body = event.body as {
-        totalUnreadMsg?: number;
-        deviceId?: number;
-        deviceCode?: string;
-        content?: string;
-      } | null;
+      const body = event.body as
+        | ({
+            totalUnreadMsg?: number;
+            deviceId?: number;
+            deviceCode?: string;
+          } & AlarmPush)
+        | null;
       if (typeof body?.totalUnreadMsg === "number") setUnread(body.totalUnreadMsg);
       void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
       switch (event.scene) {
@@ -146,8 +195,9 @@ export function usePushChannel(): void {
               queryKey: queryKeys.deviceAlarmsAll(body.deviceCode),
             });
           }
+          void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
           if (event.scene === "ws.device.alarm.resp" && body?.deviceId) {
-            popAlarm(body.deviceId, body.deviceCode ?? "");
+            popAlarm(body.deviceId, body.deviceCode ?? "", body);
           }
           break;
         case "ws.device.visit.resp":
