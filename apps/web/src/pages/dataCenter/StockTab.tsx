@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   App,
   Button,
+  type ButtonProps,
   Card,
   Col,
   Flex,
@@ -412,7 +413,7 @@ function TransferModal(props: {
             }),
             okText: t("alarmPush.stock.transfer"),
             cancelText: t("common.cancel"),
-            okButtonProps: { danger: true, "data-testid": "transfer-confirm" } as object,
+            okButtonProps: { danger: true, "data-testid": "transfer-confirm" } as ButtonProps,
             onOk: async () => {
               try {
                 await transfer.mutateAsync(body);
