@@ -19,6 +19,7 @@ let platform: Awaited<ReturnType<typeof startPlatform>>;
 let agent: SimulatedAgent;
 let demo: DemoDevice;
 let dataDir: string;
+let eid: number;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -30,6 +31,18 @@ beforeAll(async () => {
     devices: platform.app.services.devices,
     dataDir,
   });
+  // "Acme Plastics" maintains the device and the owner is one of its maintenance members.
+  const { accounts, enterprises } = platform.app.services;
+  const ops = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.operator.email });
+  const operator = { userId: ops?.id ?? 0, role: "operator" as const };
+  eid = (await enterprises.create(operator, { name: "Acme Plastics", enableProject: 0 })).eid;
+  await enterprises.addMember(operator, {
+    eid,
+    account: { channel: "email", email: DEMO_ACCOUNTS.user.email },
+    kind: "maintenance",
+    isAdmin: false,
+  });
+  await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
   agent = await startSimulatedAgent({
     server: `ws://127.0.0.1:${platform.port}/mqtt`,
     machineCode: demo.machineCode,
@@ -181,6 +194,28 @@ describe("the alarm centre", () => {
       await expect.poll(() => table.textContent(), { timeout: 15_000 }).toContain("已清除");
       await settle(page);
       await page.screenshot({ path: "/tmp/kw-alarms-device-cn.png" });
+
+      // The enterprise that maintains the device: its alarm centre holds the same alarms,
+      // and a maintainer may confirm all of a device's alarms.
+      await page.locator(".ant-drawer-close").click();
+      await page.click(tid("lang-en"));
+      await page.click(tid("context-switch"));
+      await page.click(tid(`context-option-${eid}`));
+      await page.click(tid("nav-alarmCenter"));
+      await expect.poll(() => page.textContent(tid("alarm-context"))).toBe("Acme Plastics");
+      await expect.poll(() => page.getAttribute(tid("alarm-total"), "data-total")).toBe("2");
+      await page.click(tid("alarm-filter-device"));
+      await page.locator(".ant-select-item-option", { hasText: demo.machineCode }).click();
+      await page.locator(tid("alarm-confirm-all")).waitFor();
+      await settle(page);
+      await page.screenshot({ path: "/tmp/kw-alarms-enterprise-en.png", fullPage: true });
+      // Its maintenance list's drawer has the alarm tab too.
+      await page.click(tid("nav-device-2"));
+      await page.click(tid(`enterprise-device-row-${demo.machineCode}`));
+      await page.click(tid("enterprise-detail-tab-alarms"));
+      await expect.poll(() => table.textContent(), { timeout: 15_000 }).toContain("Door open");
+      await settle(page);
+      await page.screenshot({ path: "/tmp/kw-alarms-enterprise-drawer-en.png" });
     } finally {
       await context.close();
     }

@@ -364,7 +364,7 @@ const en = {
       total: "{{total}} visits",
       hint: "Every remote visit of this device: who, from which terminal, and how much went each way.",
     },
-    detailLater: "Live state, alarms, location and the cloud switch will appear here.",
+    detailLater: "Live state, location and the cloud switch will appear here.",
   },
   group: {
     moveShort: "Move",

@@ -358,7 +358,7 @@ const zh: Messages = {
       total: "共 {{total}} 次访问",
       hint: "该设备的每次远程访问：访问者、所用终端以及双向流量。",
     },
-    detailLater: "实时状态、报警、位置和云服务开关将显示在这里。",
+    detailLater: "实时状态、位置和云服务开关将显示在这里。",
   },
   group: {
     moveShort: "移动",

@@ -146,7 +146,9 @@ export function AlarmCenterPage() {
       width: 190,
       render: (_: unknown, a) => (
         <span className="kw-alarm-device">
-          <span className="kw-ellipsis">{a.machine_name}</span>
+          {a.machine_name !== a.machine_code && (
+            <span className="kw-ellipsis">{a.machine_name}</span>
+          )}
           <MachineCode code={a.machine_code} />
         </span>
       ),
@@ -188,7 +190,10 @@ export function AlarmCenterPage() {
 
   const deviceOptions = devices.map((m) => ({
     value: m.machine_code,
-    label: `${m.machine_name || m.machine_code} (${m.machine_code})`,
+    label:
+      m.machine_name && m.machine_name !== m.machine_code
+        ? `${m.machine_name} (${m.machine_code})`
+        : m.machine_code,
   }));
 
   return (

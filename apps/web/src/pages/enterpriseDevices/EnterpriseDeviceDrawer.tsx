@@ -7,6 +7,7 @@ import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { ConnectButton } from "../devices/ConnectButton.tsx";
+import { DeviceAlarms } from "../devices/DeviceAlarms.tsx";
 import {
   DetailRetryAlert,
   MachineDescriptions,
@@ -92,9 +93,16 @@ export function EnterpriseDeviceDrawer({
                 label: t("enterprise.maintenancePersonnel"),
                 children: <Personnel eid={eid} machineId={machine.machine_id} kind="maintenance" />,
               },
+              {
+                key: "alarms",
+                label: (
+                  <span data-testid="enterprise-detail-tab-alarms">{t("device.tabAlarms")}</span>
+                ),
+                children: <DeviceAlarms machineCode={machine.machine_code} eid={eid} />,
+              },
             ]}
           />
-          {/* Reserved: state, alarms, location and the cloud switch come with their endpoints. */}
+          {/* Reserved: state, location and the cloud switch come with their endpoints. */}
           <div className="kw-reserved" data-testid="enterprise-device-reserved">
             <ClockCircleOutlined />
             <span>{t("device.detailLater")}</span>
