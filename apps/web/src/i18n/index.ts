@@ -56,10 +56,21 @@ export function setLang(lang: Lang): void {
   if (i18n.language !== lang) void i18n.changeLanguage(lang);
 }
 
+/** Every text's key, as a dot path through en.ts ("nav.deviceList"). */
+type Leaves<T, P extends string = ""> = {
+  [K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
+}[keyof T & string];
+export type TextKey = Leaves<typeof en>;
+/** `t` with its keys checked: a key missing from en.ts fails the typecheck. */
+export type Translate = (key: TextKey, options?: object) => string;
+
 /** The current wire language and `t`, re-rendering on change. */
-export function useLang(): { lang: Lang; t: ReturnType<typeof useTranslation>["t"] } {
+export function useLang(): { lang: Lang; t: Translate } {
   const { t, i18n: instance } = useTranslation();
-  return { lang: parseLang(instance.language) ?? DEFAULT_LANG, t };
+  return {
+    lang: parseLang(instance.language) ?? DEFAULT_LANG,
+    t: t as unknown as Translate,
+  };
 }
 
 export default i18n;
