@@ -1,5 +1,4 @@
 import type {
-  AlarmEntry,
   AUTO_LOCATION_WAYS,
   DeviceGroup,
   DeviceRole,
@@ -17,13 +16,11 @@ import type {
   machineUpdateBody,
   manualLocationBody,
 } from "@keyway/shared";
-import { PAGE_SIZE } from "@keyway/shared";
 import type { z } from "zod";
 import { api } from "./client.ts";
 import { ApiError } from "./errors.ts";
 
 export type {
-  AlarmEntry,
   DeviceGroup,
   DeviceRole,
   DeviceRoleInfo,
@@ -99,9 +96,6 @@ export const devicesApi = {
     api.post<ListResult<MachineStateEntry>>("/machine/machineStates", {
       machineIds: machineIds ? machineIds.join(",") : undefined,
     }),
-  /** A device's alarms, newest first (SPEC §9: page size 6). */
-  alarms: (deviceCode: string, page: number, pageSize: number = PAGE_SIZE.alarms) =>
-    api.get<ListResult<AlarmEntry>>("/v1/devices/alarms", { deviceCode, page, pageSize }),
   /** Reads the cloud switch (no state) or turns it (Akey only). */
   cloudSwitch: (machineId: number, state?: 0 | 1) =>
     api.post<CloudSwitchState>("/machine/machineCloudSwitchState", { machineId, state }),
