@@ -30,6 +30,7 @@ import {
 import type { FastifyBaseLogger } from "fastify";
 import PgBoss from "pg-boss";
 import type { Db } from "../../db/client.ts";
+import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { decryptSecret } from "../../infra/crypto.ts";
 import type { Senders } from "../../infra/senders.ts";
@@ -52,6 +53,11 @@ import { type AlarmSend, alarmDispatches, alarmSends, smsDailyCounters } from ".
 export type AlarmNotifier = ReturnType<typeof createAlarmNotifier>;
 
 const QUEUE = "alarm-send";
+/** Jobs fetched at once, and delivered side by side within a fetch. */
+const JOB_BATCH = 50;
+const JOB_CONCURRENCY = 8;
+/** Alarms planned side by side (each plan reads several tables at once). */
+const DISPATCH_CONCURRENCY = 2;
 /** A send left in "sending" this long is looked at again (its worker is presumed dead). */
 export const SENDING_LEASE_MS = 2 * 60_000;
 /** Tries of one send before it is marked failed. */
@@ -185,6 +191,7 @@ export function createAlarmNotifier(deps: {
 }) {
   const { db, clock, log, push } = deps;
   let boss: PgBoss | null = null;
+  let workerId: string | null = null;
   let sweepTimer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<unknown>>();
 
@@ -470,10 +477,32 @@ export function createAlarmNotifier(deps: {
     return ids;
   }
 
+  /**
+   * Alarms arriving in a burst are planned a few at a time: each plan reads several tables
+   * at once, and hundreds in parallel would hold every database connection the gateway
+   * needs to store the next alarms. A backlog waits here (the catch-up covers a stop).
+   */
+  const dispatcher = createBatcher<number, void>(async (alarmIds) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(DISPATCH_CONCURRENCY, alarmIds.length) }, async () => {
+        while (next < alarmIds.length) {
+          const alarmId = alarmIds[next++];
+          await dispatch(alarmId).catch((error) =>
+            log.error({ err: error, alarmId }, "alarm notifications not dispatched"),
+          );
+        }
+      }),
+    );
+    return alarmIds.map(() => undefined);
+  }, 100);
+
   async function enqueue(sendIds: number[]) {
     if (sendIds.length === 0) return;
     if (!boss) return; // Not started (a test driving deliver() by hand, or stopping).
     await boss.insert(sendIds.map((id) => ({ name: QUEUE, data: { sendId: id } })));
+    // The worker waits out its polling interval after each fetch unless told there is work.
+    if (workerId) boss.notifyWorker(workerId);
   }
 
   // ---- Delivery ----
@@ -899,7 +928,7 @@ export function createAlarmNotifier(deps: {
     todayDeviceCounts,
     /** The gateway stored an alarm: dispatch it now (the catch-up covers a crash before this). */
     alarmStored(alarm: { id: number }) {
-      track(dispatch(alarm.id)).catch((error) =>
+      track(dispatcher.submit(alarm.id)).catch((error) =>
         log.error({ err: error, alarmId: alarm.id }, "alarm notifications not dispatched"),
       );
     },
@@ -920,14 +949,25 @@ export function createAlarmNotifier(deps: {
         retryBackoff: true,
         expireInSeconds: 300,
       });
-      await instance.work<{ sendId: number }>(
+      workerId = await instance.work<{ sendId: number }>(
         QUEUE,
-        { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: 10 },
+        { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: JOB_BATCH },
         async (jobs) => {
           const retries: number[] = [];
-          for (const job of jobs) {
-            if ((await track(deliver(job.data.sendId))) === "retry") retries.push(job.data.sendId);
-          }
+          // Sends are independent (caps and stock are taken by conditional updates), so a
+          // batch is delivered a few at a time rather than one after another.
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: Math.min(JOB_CONCURRENCY, jobs.length) }, async () => {
+              while (next < jobs.length) {
+                const job = jobs[next++];
+                if ((await track(deliver(job.data.sendId))) === "retry")
+                  retries.push(job.data.sendId);
+              }
+            }),
+          );
+          // A full batch: more are probably waiting; fetch again without the polling pause.
+          if (jobs.length === JOB_BATCH && workerId) instance.notifyWorker(workerId);
           // pg-boss retries the batch with back-off; done sends are no-ops the next time.
           if (retries.length) throw new Error(`alarm sends to retry: ${retries.join(",")}`);
         },
