@@ -18,6 +18,8 @@ export const PATHS = {
   dataCenter: "/dataCenter",
   /** Alarm center: alarms of every device of the current context, with statistics. */
   alarmCenter: "/alarmCenter",
+  /** Enterprise (type=1) and maintenance (type=2) projects of the current enterprise. */
+  project: "/project",
 } as const;
 
 /** The personal device list (SPEC §2: /index with listType=list). */

@@ -14,6 +14,7 @@ import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
 import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
 import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
+import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
 import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
 import { LANDING_ROUTE, PATHS } from "./paths.ts";
@@ -29,6 +30,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.msgCenter, element: <MsgCenterPage /> },
   { path: PATHS.dataCenter, element: <DataCenterPage /> },
   { path: PATHS.alarmCenter, element: <AlarmCenterPage /> },
+  { path: PATHS.project, element: <ProjectsPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 

@@ -2,6 +2,7 @@ import type { MachineSelectQuery } from "./devices.ts";
 import type { EnterpriseDeviceQuery, EnterpriseDeviceType } from "./enterprises.ts";
 import type { MessagePageQuery } from "./messages.ts";
 import type { PageQuery } from "./operator.ts";
+import type { ProjectListQuery } from "./projects.ts";
 
 /** react-query keys in one place. */
 export const queryKeys = {
@@ -76,4 +77,11 @@ export const queryKeys = {
       ? (["alarmPush", eid, part] as const)
       : (["alarmPush", eid, part, query] as const),
   operatorSales: (eid: number) => ["operator", "smsSales", eid] as const,
+
+  /** Projects: an enterprise's lists, and one project's parts. */
+  projectsAll: ["projects"] as const,
+  projects: (query: ProjectListQuery) => ["projects", "list", query] as const,
+  project: (id: number) => ["projects", "one", id] as const,
+  projectPart: (id: number, part: "users" | "machines" | "server") =>
+    ["projects", "one", id, part] as const,
 };

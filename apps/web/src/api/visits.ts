@@ -1,5 +1,5 @@
 import type { VisitEndReason, VisitItem, VisitPage, VisitState, VisitUrl } from "@keyway/shared";
-import { api } from "./client.ts";
+import { api, eapi } from "./client.ts";
 
 export type { VisitEndReason, VisitItem, VisitPage, VisitState, VisitUrl };
 
@@ -14,6 +14,9 @@ export const visitsApi = {
   /** The same for a device of an enterprise context. */
   enterpriseUrl: (eid: number, machineId: number) =>
     api.post<VisitUrl>("/enterprises/validVisitUrl", { eid, machineId }),
+  /** The same for a project's machine (only while the project's enable_get_visit_url is on). */
+  projectUrl: (projectId: number, machineId: number) =>
+    eapi.post<VisitUrl>("/web/c/machine/getVisitUrl", { id: projectId, machineId }),
   /** The visits of a device, newest first (its Akey and Bkeys; others get 04012201). */
   list: (deviceId: number, page: number, pageSize: number = VISIT_PAGE_SIZE) =>
     api.get<VisitPage>("/device/v1/visits", { deviceId, page, pageSize }),

@@ -33,10 +33,17 @@ function showWaiting(tab: Window, title: string, text: string): void {
   }
 }
 
+/** What Connect needs of a device (a list row, or a project's machine). */
+export type ConnectTarget = Pick<Machine, "machine_id" | "machine_code" | "machine_name"> & {
+  online?: boolean;
+  state?: 0 | 1;
+};
+
 /**
  * Connecting to a device (SPEC §4 "Connection"): a new tab is opened at once, inside the
  * click, so that popup blockers let it through; the visit URL is asked for
- * (getValidVisitUrl, or validVisitUrl with `eid` for an enterprise device) and the tab sent
+ * (getValidVisitUrl, validVisitUrl with `eid` for an enterprise device, or the eapi
+ * machine/getVisitUrl with `projectId` for a project's machine) and the tab sent
  * there, or closed when the server refuses. The states — connecting, online success, failed
  * or offline, not bound or cloud closed — show in a notification with the server's message.
  */
@@ -55,7 +62,7 @@ export function useConnect() {
   }, []);
 
   const connect = useCallback(
-    async (machine: Machine, eid?: number) => {
+    async (machine: ConnectTarget, eid?: number, projectId?: number) => {
       const id = machine.machine_id;
       const name = machine.machine_name || machine.machine_code;
       const key = `connect-${id}`;
@@ -77,9 +84,11 @@ export function useConnect() {
       let visit: VisitUrl;
       try {
         visit =
-          eid !== undefined
-            ? await visitsApi.enterpriseUrl(eid, id)
-            : await visitsApi.personalUrl(id, terminalUUID());
+          projectId !== undefined
+            ? await visitsApi.projectUrl(projectId, id)
+            : eid !== undefined
+              ? await visitsApi.enterpriseUrl(eid, id)
+              : await visitsApi.personalUrl(id, terminalUUID());
       } catch (error) {
         tab?.close();
         if (error instanceof ApiError && error.kind === "session") {
@@ -143,15 +152,15 @@ export function useConnect() {
  * "Connect": disabled with the reason while the device is offline (its live state).
  * `variant` "link" in tables, "button" in a drawer's header.
  */
-export function ConnectButton({
+export function ConnectButton<M extends ConnectTarget>({
   machine,
   onConnect,
   loading,
   testId,
   variant = "link",
 }: {
-  machine: Machine;
-  onConnect: (machine: Machine) => void;
+  machine: M;
+  onConnect: (machine: M) => void;
   loading: boolean;
   testId: string;
   variant?: "link" | "button";

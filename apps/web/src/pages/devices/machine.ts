@@ -7,7 +7,7 @@ import type {
 } from "@keyway/shared";
 
 /** Online when the server says so (`online`, or `state` 1 on older payloads). */
-export function isOnline(machine: Pick<Machine, "online" | "state">): boolean {
+export function isOnline(machine: { online?: boolean; state?: 0 | 1 }): boolean {
   return machine.online === true || machine.state === 1;
 }
 
