@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "./browser.ts";
+import { systemClock } from "../../apps/server/src/infra/clock.ts";
+import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
+import { freePort, startPlatform } from "./browser.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -64,6 +66,52 @@ export async function startSimulatedAgent(options: {
         await exited;
         clearTimeout(timer);
       }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The platform with the demo device, its simulated agent running, and the device maintained
+ * by "Acme Plastics" whose maintenance team includes the device's owner (type 2: an owned
+ * device cannot be an enterprise's own device) — the set-up of the browser tests that need
+ * a live device in both contexts.
+ */
+export async function startMaintainedDemo(label: string) {
+  const platform = await startPlatform();
+  const dataDir = mkdtempSync(path.join(tmpdir(), `kw-e2e-${label}-`));
+  const demo: DemoDevice = await seedDemoDevice({
+    db: platform.db,
+    clock: systemClock,
+    accounts: platform.app.services.accounts,
+    devices: platform.app.services.devices,
+    dataDir,
+  });
+  const { accounts, enterprises } = platform.app.services;
+  const ops = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.operator.email });
+  const operator = { userId: ops?.id ?? 0, role: "operator" as const };
+  const eid = (await enterprises.create(operator, { name: "Acme Plastics", enableProject: 0 })).eid;
+  await enterprises.addMember(operator, {
+    eid,
+    account: { channel: "email", email: DEMO_ACCOUNTS.user.email },
+    kind: "maintenance",
+    isAdmin: false,
+  });
+  await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
+  // MQTT over WebSocket on Keyway's own port: the agent opens its tunnel beside it.
+  const agent = await startSimulatedAgent({
+    server: `ws://127.0.0.1:${platform.port}/mqtt`,
+    machineCode: demo.machineCode,
+    deviceSecret: demo.deviceSecret,
+  });
+  return {
+    platform,
+    agent,
+    demo,
+    eid,
+    async close() {
+      await agent.stop();
+      await platform.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../apps/server/src/infra/clock.ts";
-import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { startPlatform } from "./browser.ts";
+import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
+import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
 
 /**
  * Issue 7's alarm centre in a real browser with a real agent process: an alarm raised on the
@@ -15,44 +10,18 @@ import { startPlatform } from "./browser.ts";
  * sees its state change; the HMI clears it and the centre shows it cleared; the device's
  * alarm tab resets the rest. Screenshots in both languages go to /tmp/kw-alarms-*.png.
  */
-let platform: Awaited<ReturnType<typeof startPlatform>>;
+let fixture: Awaited<ReturnType<typeof startMaintainedDemo>>;
+let platform: typeof fixture.platform;
 let agent: SimulatedAgent;
 let demo: DemoDevice;
-let dataDir: string;
 let eid: number;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-alarms-"));
-  demo = await seedDemoDevice({
-    db: platform.db,
-    clock: systemClock,
-    accounts: platform.app.services.accounts,
-    devices: platform.app.services.devices,
-    dataDir,
-  });
-  // "Acme Plastics" maintains the device and the owner is one of its maintenance members.
-  const { accounts, enterprises } = platform.app.services;
-  const ops = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.operator.email });
-  const operator = { userId: ops?.id ?? 0, role: "operator" as const };
-  eid = (await enterprises.create(operator, { name: "Acme Plastics", enableProject: 0 })).eid;
-  await enterprises.addMember(operator, {
-    eid,
-    account: { channel: "email", email: DEMO_ACCOUNTS.user.email },
-    kind: "maintenance",
-    isAdmin: false,
-  });
-  await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
-  agent = await startSimulatedAgent({
-    server: `ws://127.0.0.1:${platform.port}/mqtt`,
-    machineCode: demo.machineCode,
-    deviceSecret: demo.deviceSecret,
-  });
+  fixture = await startMaintainedDemo("alarms");
+  ({ platform, agent, demo, eid } = fixture);
 });
 afterAll(async () => {
-  await agent?.stop();
-  await platform?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 const tid = (id: string) => `[data-testid="${id}"]`;
@@ -128,7 +97,12 @@ describe("the alarm centre", () => {
       await popup.locator(".ant-notification-notice-close").click();
       await popup.waitFor({ state: "detached" });
 
-      // ---- Alarm e-mail: the test SMTP server receives it (added with the alarm pushes). ----
+      // The owner's e-mail switch is on by default: the test's SMTP server receives the alarm
+      // under the brand's bilingual subject, with the content in the body.
+      const mail = await platform.smtp.waitFor(DEMO_ACCOUNTS.user.email, 30_000);
+      expect(mail.subject).toMatch(/设备报警 .+ \/ \[.+\] Device alarm: /);
+      expect(mail.subject).toContain(deviceName ?? "");
+      expect(mail.text).toContain("Hydraulic pressure low");
 
       // Confirm it, after the question; the state changes and nothing is left unconfirmed.
       await page.click(tid(`alarm-confirm-${alarmId}`));

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../apps/server/src/infra/clock.ts";
-import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { startPlatform } from "./browser.ts";
+import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
+import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
 
 /**
  * Issue 6 in a real browser with a real agent process and its tunnel: the owner clicks
@@ -17,46 +12,18 @@ import { startPlatform } from "./browser.ts";
  * list connects too (validVisitUrl). Screenshots in
  * both languages go to /tmp/kw-remote-*.png.
  */
-let platform: Awaited<ReturnType<typeof startPlatform>>;
+let fixture: Awaited<ReturnType<typeof startMaintainedDemo>>;
+let platform: typeof fixture.platform;
 let agent: SimulatedAgent;
 let demo: DemoDevice;
-let dataDir: string;
 let eid: number;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-remote-"));
-  demo = await seedDemoDevice({
-    db: platform.db,
-    clock: systemClock,
-    accounts: platform.app.services.accounts,
-    devices: platform.app.services.devices,
-    dataDir,
-  });
-  // "Acme Plastics" maintains the device (type 2; an owned device cannot be type 1), and the
-  // owner is one of its maintenance members.
-  const { accounts, enterprises } = platform.app.services;
-  const ops = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.operator.email });
-  const operator = { userId: ops?.id ?? 0, role: "operator" as const };
-  eid = (await enterprises.create(operator, { name: "Acme Plastics", enableProject: 0 })).eid;
-  await enterprises.addMember(operator, {
-    eid,
-    account: { channel: "email", email: DEMO_ACCOUNTS.user.email },
-    kind: "maintenance",
-    isAdmin: false,
-  });
-  await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
-  // MQTT over WebSocket on Keyway's own port: the agent opens its tunnel beside it.
-  agent = await startSimulatedAgent({
-    server: `ws://127.0.0.1:${platform.port}/mqtt`,
-    machineCode: demo.machineCode,
-    deviceSecret: demo.deviceSecret,
-  });
+  fixture = await startMaintainedDemo("remote");
+  ({ platform, agent, demo, eid } = fixture);
 });
 afterAll(async () => {
-  await agent?.stop();
-  await platform?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 const tid = (id: string) => `[data-testid="${id}"]`;
