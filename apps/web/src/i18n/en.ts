@@ -939,7 +939,7 @@ const en = {
   },
   project: {
     newProject: "New project",
-    total: "{{total}} projects",
+    total: "Projects: {{total}}",
     empty: "No projects yet",
     emptyHint:
       "A project groups machines and people and reports the machines' data to your server.",
@@ -956,6 +956,7 @@ const en = {
     machines: "Machines",
     users: "Users",
     level: "Your level",
+    userLevel: "Level",
     owner: "Owner",
     user: "User",
     created: "Created",

@@ -927,6 +927,7 @@ const zh: Messages = {
     machines: "设备",
     users: "用户",
     level: "我的权限",
+    userLevel: "权限",
     owner: "所有者",
     user: "成员",
     created: "创建时间",

@@ -66,7 +66,7 @@ export function UsersTab({ project }: { project: ProjectView }) {
       render: (_: unknown, u) => (u.phone ? `+${u.country_code} ${u.phone}` : accountOf(u)),
     },
     {
-      title: t("project.level"),
+      title: t("project.userLevel"),
       dataIndex: "limit_authority",
       width: 110,
       render: (v: number) => <LevelTag level={v} />,
