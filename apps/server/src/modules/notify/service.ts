@@ -137,7 +137,11 @@ export function createNotifier(deps: {
 
   return {
     enqueue,
-    deliverDue,
+    /** Delivers what is due, after any pass already running (so its outcome is written too). */
+    async deliverDue(): Promise<number> {
+      await running;
+      return deliverDue();
+    },
     start(intervalMs = 1000) {
       timer ??= setInterval(() => void kick(), intervalMs);
       timer.unref();
