@@ -4,7 +4,7 @@
  *   redisUrl     the shared Redis (required),
  *   databaseUrl  a PostgreSQL database shared by the nodes; absent: in-memory PGlite,
  *   seed         true: create the test user and its two terminals (fixed tokens).
- * (An argument, not the environment: config.ts is the only reader of process.env.)
+ * (An argument, not environment variables: config.ts alone reads those.)
  * Without a shared database every node seeds the same user into its own fresh database, so
  * the ids and tokens agree (docs/decisions.md). It prints one JSON line when listening
  * (`{port, userId, terminalIds, tokens}`), then takes JSON commands on stdin, one a line:

@@ -44,6 +44,42 @@ const capRule = zodValueRule(smsDailyAmountField, (v: number | null | undefined)
  * Push settings. Personal context: the user's own switches and caps. Enterprise context: the
  * enterprise's settings (admins change them) and the member's own switches and caps in it.
  */
+/** The two daily SMS caps (per phone, per device) of a settings form, side by side. */
+function CapFields(props: {
+  phone: { name: string; label: string };
+  device: { name: string; label: string };
+  testIdPrefix: string;
+}) {
+  const { t } = useLang();
+  const field = (
+    f: { name: string; label: string },
+    hint: "userSmsDailyAmountHint" | "machineSmsDailyAmountHint",
+    testId: string,
+  ) => (
+    <Col xs={24} md={12}>
+      <Form.Item
+        name={f.name}
+        label={f.label}
+        extra={t(`alarmPush.config.${hint}`)}
+        rules={[capRule]}
+      >
+        <InputNumber
+          className="kw-dc-amount"
+          precision={0}
+          addonAfter={t("alarmPush.unitPerDay")}
+          data-testid={testId}
+        />
+      </Form.Item>
+    </Col>
+  );
+  return (
+    <Row gutter={16}>
+      {field(props.phone, "userSmsDailyAmountHint", `${props.testIdPrefix}-user-cap`)}
+      {field(props.device, "machineSmsDailyAmountHint", `${props.testIdPrefix}-machine-cap`)}
+    </Row>
+  );
+}
+
 export function PushConfigTab({ eid }: { eid: number }) {
   return (
     <Flex vertical gap={16}>
@@ -160,38 +196,17 @@ function UserConfigCard({ eid }: { eid: number }) {
               save.mutate(body);
             }}
           >
-            <Row gutter={16}>
-              <Col xs={24} md={12}>
-                <Form.Item
-                  name="userSmsDailyAmount"
-                  label={t("alarmPush.config.userSmsDailyAmount")}
-                  extra={t("alarmPush.config.userSmsDailyAmountHint")}
-                  rules={[capRule]}
-                >
-                  <InputNumber
-                    className="kw-dc-amount"
-                    precision={0}
-                    addonAfter={t("alarmPush.unitPerDay")}
-                    data-testid="push-user-cap"
-                  />
-                </Form.Item>
-              </Col>
-              <Col xs={24} md={12}>
-                <Form.Item
-                  name="machineSmsDailyAmount"
-                  label={t("alarmPush.config.machineSmsDailyAmount")}
-                  extra={t("alarmPush.config.machineSmsDailyAmountHint")}
-                  rules={[capRule]}
-                >
-                  <InputNumber
-                    className="kw-dc-amount"
-                    precision={0}
-                    addonAfter={t("alarmPush.unitPerDay")}
-                    data-testid="push-machine-cap"
-                  />
-                </Form.Item>
-              </Col>
-            </Row>
+            <CapFields
+              phone={{
+                name: "userSmsDailyAmount",
+                label: t("alarmPush.config.userSmsDailyAmount"),
+              }}
+              device={{
+                name: "machineSmsDailyAmount",
+                label: t("alarmPush.config.machineSmsDailyAmount"),
+              }}
+              testIdPrefix="push"
+            />
             <Button
               type="primary"
               htmlType="submit"
@@ -334,38 +349,14 @@ function EnterpriseConfigCard({ eid }: { eid: number }) {
             <Typography.Title level={5} className="kw-dc-subtitle">
               {t("alarmPush.config.caps")}
             </Typography.Title>
-            <Row gutter={16}>
-              <Col xs={24} md={12}>
-                <Form.Item
-                  name="smsDailyAmount"
-                  label={t("alarmPush.config.smsDailyAmount")}
-                  extra={t("alarmPush.config.userSmsDailyAmountHint")}
-                  rules={[capRule]}
-                >
-                  <InputNumber
-                    className="kw-dc-amount"
-                    precision={0}
-                    addonAfter={t("alarmPush.unitPerDay")}
-                    data-testid="push-ent-user-cap"
-                  />
-                </Form.Item>
-              </Col>
-              <Col xs={24} md={12}>
-                <Form.Item
-                  name="smsMachineDailyAmount"
-                  label={t("alarmPush.config.smsMachineDailyAmount")}
-                  extra={t("alarmPush.config.machineSmsDailyAmountHint")}
-                  rules={[capRule]}
-                >
-                  <InputNumber
-                    className="kw-dc-amount"
-                    precision={0}
-                    addonAfter={t("alarmPush.unitPerDay")}
-                    data-testid="push-ent-machine-cap"
-                  />
-                </Form.Item>
-              </Col>
-            </Row>
+            <CapFields
+              phone={{ name: "smsDailyAmount", label: t("alarmPush.config.smsDailyAmount") }}
+              device={{
+                name: "smsMachineDailyAmount",
+                label: t("alarmPush.config.smsMachineDailyAmount"),
+              }}
+              testIdPrefix="push-ent"
+            />
             <Typography.Title level={5} className="kw-dc-subtitle">
               <ApiOutlined /> {t("alarmPush.config.webhook")}
             </Typography.Title>
