@@ -42,6 +42,11 @@ export const LIMITS = {
 
 export const BIND_RETRY_MINUTES = 5;
 export const LOCATION_REFRESH_PER_DAY = 5;
+/**
+ * Camera cloud accounts (our policy; SPEC §5 only says "non-empty"): field lengths and how
+ * many accounts one user keeps. Re-checks count against LOCATION_REFRESH_PER_DAY.
+ */
+export const CAMERA_ACCOUNT = { nameMax: 30, appKeyMax: 64, secretMax: 128, perUser: 20 } as const;
 export const CUSTOM_VISIT_MIN_MINUTES = 10;
 export const ALARM_POPUP_JUMP_MINUTES = 3;
 export const SMS_SINGLE_CHARS = 70;

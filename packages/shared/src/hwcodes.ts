@@ -241,6 +241,39 @@ export const HW = {
     "联系人数量已达上限",
     "You have reached the upper limit of contacts",
   ),
+  // Camera cloud accounts (module 13): EZVIZ open platform checks and bindings.
+  CAMERA_ACCOUNT_NOT_FOUND: entry(
+    "13010101",
+    "摄像头云账号不存在",
+    "The camera account does not exist",
+  ),
+  CAMERA_ACCOUNT_EXISTS: entry(
+    "13010102",
+    "该 AppKey 已添加为摄像头云账号",
+    "This AppKey is already one of your camera accounts",
+  ),
+  CAMERA_ACCOUNT_LIMIT: entry(
+    "13010103",
+    "摄像头云账号数量已达上限",
+    "You have reached the upper limit of camera accounts",
+  ),
+  EZVIZ_APPKEY_NOT_FOUND: entry("13010201", "AppKey 不存在", "The AppKey does not exist"),
+  EZVIZ_SECRET_MISMATCH: entry(
+    "13010202",
+    "AppKey 与 Secret 不匹配",
+    "The AppKey and the Secret do not match",
+  ),
+  EZVIZ_APPKEY_FROZEN: entry("13010203", "AppKey 已被冻结", "The AppKey is frozen"),
+  EZVIZ_UNREACHABLE: entry(
+    "13010204",
+    "暂时无法连接萤石开放平台，请稍后再试",
+    "The EZVIZ open platform cannot be reached; please try again later",
+  ),
+  CAMERA_CHECK_DAILY_LIMIT: entry(
+    "13010301",
+    "该账号今日刷新次数已用完",
+    "This account has run out of refreshes for the day",
+  ),
 } as const satisfies Record<string, HwcodeEntry>;
 
 export type HwKey = keyof typeof HW;

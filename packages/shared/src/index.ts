@@ -3,6 +3,7 @@ export * from "./accounts.ts";
 export * from "./alarmPush.ts";
 export * from "./alarms.ts";
 export * from "./brands.ts";
+export * from "./cameras.ts";
 export * from "./constants.ts";
 export * from "./devices.ts";
 export * from "./envelope.ts";
