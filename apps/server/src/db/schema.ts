@@ -13,3 +13,4 @@ export * from "../modules/notify/schema.ts";
 export * from "../modules/projects/schema.ts";
 export * from "../modules/verification/schema.ts";
 export * from "../modules/visits/schema.ts";
+export * from "../modules/reporting/schema.ts";
