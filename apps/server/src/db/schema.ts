@@ -14,3 +14,4 @@ export * from "../modules/projects/schema.ts";
 export * from "../modules/verification/schema.ts";
 export * from "../modules/visits/schema.ts";
 export * from "../modules/reporting/schema.ts";
+export * from "../modules/cameras/schema.ts";
