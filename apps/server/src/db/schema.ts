@@ -16,3 +16,4 @@ export * from "../modules/verification/schema.ts";
 export * from "../modules/visits/schema.ts";
 export * from "../modules/reporting/schema.ts";
 export * from "../modules/portal/schema.ts";
+export * from "../modules/iotCards/schema.ts";
