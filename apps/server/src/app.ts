@@ -40,6 +40,9 @@ import { alarmPushRoutes } from "./modules/alarmPush/routes.ts";
 import { createAlarmPushService } from "./modules/alarmPush/service.ts";
 import { alarmRoutes } from "./modules/alarms/routes.ts";
 import { createAlarmService } from "./modules/alarms/service.ts";
+import { createEzvizClient } from "./modules/cameras/ezviz.ts";
+import { cameraRoutes } from "./modules/cameras/routes.ts";
+import { createCameraService } from "./modules/cameras/service.ts";
 import { deviceRoutes } from "./modules/devices/routes.ts";
 import { createDeviceService } from "./modules/devices/service.ts";
 import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
@@ -276,6 +279,14 @@ export async function buildApp(deps: AppDeps) {
     enterpriseScope: enterprises.deviceScope,
     mayConfirmAll: access.mayConfirmAllAlarms,
   });
+  // Camera cloud accounts: EZVIZ key pairs checked at the open platform (EZVIZ_API_URL).
+  const cameras = createCameraService({
+    db,
+    clock,
+    secretKey: config.SECRET_KEY,
+    ezviz: createEzvizClient({ baseUrl: config.EZVIZ_API_URL, log: app.log }),
+    roleOf: async (userId, deviceId) => (await devices.roleInfo(userId, deviceId)).role,
+  });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -291,6 +302,7 @@ export async function buildApp(deps: AppDeps) {
     alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });
     projectRoutes(api, { projects, auth });
+    cameraRoutes(api, { cameras, auth });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
     visitRoutes(api, {
       visits,

@@ -35,6 +35,8 @@ const envSchema = z.object({
   ALIYUN_SMS_SIGN_NAME: z.string().min(1).optional(),
   ALIYUN_SMS_TEMPLATE_CODE: z.string().min(1).optional(),
   ALIYUN_SMS_ENDPOINT: z.url().default("https://dysmsapi.aliyuncs.com"),
+  /** EZVIZ open platform for camera accounts (open.ezvizlife.com outside mainland China). */
+  EZVIZ_API_URL: z.url().default("https://open.ys7.com"),
   /** Defaults to http://localhost:<PORT>. */
   PUBLIC_URL: z.url().optional(),
   SECRET_KEY: z
