@@ -55,6 +55,8 @@ import { messageRoutes } from "./modules/messages/routes.ts";
 import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
+import { portalRoutes } from "./modules/portal/routes.ts";
+import { createPortalService, tileImageSource } from "./modules/portal/service.ts";
 import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
@@ -119,7 +121,8 @@ export async function buildApp(deps: AppDeps) {
       directives: {
         "script-src": ["'self'"],
         "style-src": ["'self'", "'unsafe-inline'"],
-        "img-src": ["'self'", "data:", "blob:"],
+        // The cloud map's tile server (MAP_TILE_URL) as well.
+        "img-src": ["'self'", "data:", "blob:", tileImageSource(config.MAP_TILE_URL)],
         "connect-src": ["'self'", "ws:", "wss:"],
       },
     },
@@ -287,6 +290,20 @@ export async function buildApp(deps: AppDeps) {
     ezviz: createEzvizClient({ baseUrl: config.EZVIZ_API_URL, log: app.log }),
     roleOf: async (userId, deviceId) => (await devices.roleInfo(userId, deviceId)).role,
   });
+  const portal = createPortalService({
+    db,
+    clock,
+    log: app.log,
+    notifier,
+    supportEmail: config.SUPPORT_EMAIL,
+    client: {
+      mapTileUrl: config.MAP_TILE_URL,
+      mapTileAttribution: config.MAP_TILE_ATTRIBUTION,
+      newVersionUrl: config.NEW_VERSION_URL ?? null,
+      apiDocUrl: "/apiDoc",
+    },
+    enterprises,
+  });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -302,6 +319,7 @@ export async function buildApp(deps: AppDeps) {
     alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });
     projectRoutes(api, { projects, auth });
+    portalRoutes(api, { portal, auth, operator });
     cameraRoutes(api, { cameras, auth });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
     visitRoutes(api, {

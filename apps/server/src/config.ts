@@ -52,6 +52,19 @@ const envSchema = z.object({
   OFFLINE_ALARM_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
   /** The ephemeral sender e-mail address. */
   MAIL_FROM: z.string().default("Keyway <no-reply@keyway.local>"),
+  /** Where SCADA registrations are e-mailed (the operator's support desk). */
+  SUPPORT_EMAIL: z.email().default("support@keyway.local"),
+  /** Cloud map tiles: a Leaflet URL template with {z}, {x} and {y} (and optionally {s}). */
+  MAP_TILE_URL: z
+    .string()
+    .regex(
+      /^https?:\/\/[^/]+\/.*\{z\}.*\{x\}.*\{y\}/,
+      "must be an http(s) URL template with {z}, {x} and {y}",
+    )
+    .default("https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+  MAP_TILE_ATTRIBUTION: z.string().default("© OpenStreetMap contributors"),
+  /** The header's link to the new product version; unset hides the link. */
+  NEW_VERSION_URL: z.url().optional(),
 });
 
 export type Config = Omit<z.infer<typeof envSchema>, "SECRET_KEY" | "DEMO" | "PUBLIC_URL"> & {

@@ -62,6 +62,14 @@ export const CLIENT_VERSIONS = {
   mobileLowest: "1.1.0",
   tv: "1.3.0",
 } as const;
+/**
+ * SPEC §9: the lowest supported mobile version "varies by brand" — brands not named here use
+ * CLIENT_VERSIONS.mobileLowest.
+ */
+export const CLIENT_LOWEST_BY_BRAND: Readonly<Record<string, string>> = {
+  ironbridge: "1.2.0",
+  northgate: "1.3.0",
+};
 export const DROPDOWN_MAX_HEIGHT_PX = 360;
 export const STORAGE_VERSION = "v1.0";
 

@@ -12,6 +12,7 @@ export * from "./hwcodes.ts";
 export * from "./icons.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
+export * from "./portal.ts";
 export * from "./projects.ts";
 export * from "./validation.ts";
 export * from "./visits.ts";
