@@ -8,6 +8,8 @@ export const PATHS = {
   backManage: "/backManage",
   administrateCenter: "/administrateCenter",
   safety: "/safety",
+  /** Camera cloud accounts (EZVIZ) of the personal context. */
+  ezviz: "/ezviz",
   /** Message centre: ?box=inbox|outbox. */
   msgCenter: "/msgCenter",
   /** Devices; the personal list uses listType=list. */

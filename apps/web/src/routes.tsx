@@ -9,6 +9,7 @@ import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
 import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
 import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
 import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
+import { EzvizPage } from "./pages/ezviz/EzvizPage.tsx";
 import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
@@ -27,6 +28,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.index, element: <DeviceListPage /> },
   { path: PATHS.device, element: <EnterpriseDevicePage /> },
   { path: PATHS.safety, element: <SafetyPage /> },
+  { path: PATHS.ezviz, element: <EzvizPage /> },
   { path: PATHS.msgCenter, element: <MsgCenterPage /> },
   { path: PATHS.dataCenter, element: <DataCenterPage /> },
   { path: PATHS.alarmCenter, element: <AlarmCenterPage /> },

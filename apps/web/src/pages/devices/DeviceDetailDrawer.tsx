@@ -8,6 +8,7 @@ import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
+import { DeviceCameraAccount } from "../ezviz/DeviceCameraAccount.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
 import { ConnectButton, useConnect } from "./ConnectButton.tsx";
 import { DeviceAlarms } from "./DeviceAlarms.tsx";
@@ -138,6 +139,10 @@ export function DeviceDetailDrawer(props: {
                 <CloudSwitch machine={machine} isAkey={isAkey} />
               )}
             </Flex>
+          </Flex>
+          <Flex gap={8} align="center" wrap data-testid="device-detail-ezviz">
+            <Typography.Text type="secondary">{t("ezviz.deviceLabel")}</Typography.Text>
+            <DeviceCameraAccount machineId={machine.machine_id} isAkey={isAkey} />
           </Flex>
           <Tabs
             activeKey={tab}
