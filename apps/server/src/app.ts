@@ -59,6 +59,7 @@ import { portalRoutes } from "./modules/portal/routes.ts";
 import { createPortalService, tileImageSource } from "./modules/portal/service.ts";
 import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
+import { createReportingService } from "./modules/reporting/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
 import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
@@ -81,6 +82,15 @@ export interface AppDeps {
   /** Alarm SMS provider (default from SMS_PROVIDER); alarm job worker options for tests. */
   smsProvider?: SmsProvider;
   alarmJobs?: { pollSeconds?: number; afterProviderCall?: (send: AlarmSend) => void };
+  /**
+   * Data reporting: how often failed deliveries are retried (ms; 0: only by hand, for
+   * tests), trusted CAs of report servers, and the crash hook of the tests.
+   */
+  reporting?: {
+    pollMs?: number;
+    ca?: string;
+    afterAcknowledged?: (projectId: number, seqs: number[]) => void;
+  };
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
@@ -239,10 +249,20 @@ export async function buildApp(deps: AppDeps) {
   });
   const visitRelay = createRelay({ visits, publicUrl: config.PUBLIC_URL, log: app.log });
   relay = visitRelay;
+  // Data reporting: points queued before the device's PUBACK, delivered to project servers.
+  const reporting = createReportingService({
+    db,
+    clock,
+    log: app.log,
+    keyOf: (project) => projects.keyOf(project),
+    transport: { ca: deps.reporting?.ca },
+    afterAcknowledged: deps.reporting?.afterAcknowledged,
+  });
   const gateway = createGateway({
     db,
     clock,
     log: app.log,
+    storeData: reporting.storePoint,
     onAlarm: (alarm) => {
       bus.publish(BUS.alarmStored, alarm);
       alarmNotify.alarmStored(alarm);
@@ -274,6 +294,7 @@ export async function buildApp(deps: AppDeps) {
     findUser: (ref) => accounts.findUser(ref),
     requireEnterpriseList: (userId, eid, type) =>
       enterprises.requireList({ userId, role: "user" }, eid, type),
+    delivery: (projectId) => reporting.view(projectId),
   });
   const alarms = createAlarmService({
     db,
@@ -338,6 +359,7 @@ export async function buildApp(deps: AppDeps) {
     // Alarm notification jobs: pg-boss on the same database, then the catch-up.
     await alarmNotify.start().catch((error) => app.log.error({ err: error }, "alarm jobs"));
     messages.catchUpAlarms().catch((error) => app.log.error({ err: error }, "alarm catch-up"));
+    reporting.start(deps.reporting?.pollMs ?? 1_000);
   });
 
   await serveWeb(app, config.WEB_DIST);
@@ -349,6 +371,7 @@ export async function buildApp(deps: AppDeps) {
     await notifier.stop();
     await alarmNotify.stop();
     await gateway.close();
+    await reporting.stop();
     senders.close();
   });
 
@@ -368,6 +391,8 @@ export async function buildApp(deps: AppDeps) {
       messages,
       tunnels,
       visits,
+      projects,
+      reporting,
     },
   });
 }

@@ -66,6 +66,24 @@ export const locationPayload = z.object({
 });
 export type LocationPayload = z.infer<typeof locationPayload>;
 
+/** A tag value a device reports: a number, a string, a switch, or null (no reading). */
+export const dataValue = z.union([z.number(), z.string().max(256), z.boolean(), z.null()]);
+
+/**
+ * `data`, QoS 1: tag values read at one moment, forwarded to the reporting server of the
+ * project the device belongs to (when it reports). `id`, when given, makes a retried publish
+ * count once.
+ */
+export const dataPayload = z.object({
+  id: z.string().min(1).max(64).optional(),
+  /** Epoch milliseconds at the device. */
+  time: z.number().int().positive(),
+  values: z
+    .record(z.string().min(1).max(64), dataValue)
+    .refine((values) => Object.keys(values).length <= 100, "at most 100 tags a message"),
+});
+export type DataPayload = z.infer<typeof dataPayload>;
+
 /** `cmd`: what the cloud asks of a device. */
 export const commandPayload = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cloudSwitch"), open: z.boolean() }),

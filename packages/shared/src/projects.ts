@@ -151,6 +151,10 @@ export interface ProjectDeliveryView {
   /** Points queued and not yet delivered. */
   backlog: number;
   delivered: number;
+  /** Points refused because the available data count was used up. */
+  dropped: number;
+  /** When a failed delivery is tried again (null: not waiting). */
+  next_attempt_at: string | null;
   last_success_at: string | null;
   last_failure_at: string | null;
   last_error: string;

@@ -42,6 +42,14 @@ export function keyedHash(secretKeyHex: string, value: string): string {
   return createHmac("sha256", Buffer.from(secretKeyHex, "hex")).update(value).digest("hex");
 }
 
+/**
+ * What signs outgoing webhooks and data reports: hex HMAC-SHA256 of `timestamp.body` with
+ * the receiver's shared secret (the timestamp is signed too, so a replay can be refused).
+ */
+export function signedText(secret: string, timestamp: string, body: string): string {
+  return createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+}
+
 /** AES-256-GCM for secrets at rest (camera Secret, project keys). Output: iv.tag.data, base64url. */
 export function encryptSecret(secretKeyHex: string, plain: string): string {
   const iv = randomBytes(12);

@@ -1,5 +1,5 @@
 import { desc, eq } from "drizzle-orm";
-import { buildApp } from "../app.ts";
+import { type AppDeps, buildApp } from "../app.ts";
 import { type Config, testConfig } from "../config.ts";
 import { createTestDatabase } from "../db/testing.ts";
 import { ManualClock } from "../infra/clock.ts";
@@ -17,18 +17,27 @@ export interface Envelope<T = any> {
  * The whole app on a fresh database (PGlite, or the PostgreSQL of DATABASE_URL), a manual
  * clock and the local outbox; plus helpers that speak the wire format like a client does.
  */
-export async function createHarness(opts: { config?: Partial<Config>; senders?: Senders } = {}) {
+export async function createHarness(
+  opts: { config?: Partial<Config>; senders?: Senders; reporting?: AppDeps["reporting"] } = {},
+) {
   const database = await createTestDatabase();
   const clock = new ManualClock(new Date("2026-11-21T08:00:00Z"));
-  const app = await buildApp({
-    config: testConfig({ WEB_DIST: "/nonexistent", ...opts.config }),
-    db: database.db,
-    clock,
-    senders: opts.senders,
-    logger: false,
-    sweepEveryMs: 0,
-  });
-  await app.ready();
+  const boot = async (reporting: AppDeps["reporting"]) => {
+    const built = await buildApp({
+      config: testConfig({ WEB_DIST: "/nonexistent", ...opts.config }),
+      db: database.db,
+      clock,
+      senders: opts.senders,
+      logger: false,
+      sweepEveryMs: 0,
+      // Report deliveries run when a test calls deliverDue, unless it asks for the loop.
+      reporting: { pollMs: 0, ...reporting },
+    });
+    await built.ready();
+    return built;
+  };
+  let app = await boot(opts.reporting);
+  let stopped = false;
 
   type Method = "GET" | "POST" | "PUT" | "DELETE";
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelopes
@@ -107,15 +116,29 @@ export async function createHarness(opts: { config?: Partial<Config>; senders?: 
   }
 
   return {
-    app,
+    /** The running app (a new one after `restart`). */
+    get app() {
+      return app;
+    },
     db: database.db,
     clock,
     call,
     lastCode,
     signUp,
     login,
-    async close() {
+    /** A restart: the app is closed and a new one built on the same database. */
+    async restart(reporting: AppDeps["reporting"] = opts.reporting) {
+      if (!stopped) await app.close();
+      app = await boot(reporting);
+      stopped = false;
+    },
+    /** The app alone stops (as a process would); `restart` or `close` follows. */
+    async stopApp() {
+      stopped = true;
       await app.close();
+    },
+    async close() {
+      if (!stopped) await app.close();
       await database.close();
     },
   };

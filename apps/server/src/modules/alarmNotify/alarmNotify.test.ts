@@ -14,11 +14,12 @@ import { users } from "../accounts/schema.ts";
 import { entMsgConfigs, smsAccounts, userMsgConfigs } from "../alarmPush/schema.ts";
 import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
+import { signedText } from "../../infra/crypto.ts";
 import { enterpriseDevices, enterpriseMembers, enterprises } from "../enterprises/schema.ts";
 import { notifications } from "../notify/schema.ts";
 import { aliyunSignature, createAliyunSmsProvider, outboxSmsProvider } from "./providers.ts";
 import { alarmSends } from "./schema.ts";
-import { SimulatedCrash, webhookSignature } from "./service.ts";
+import { SimulatedCrash } from "./service.ts";
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -569,7 +570,7 @@ describe("enterprise webhook", () => {
     for (const g of got) {
       const ts = String(g.headers["x-keyway-timestamp"]);
       expect(g.headers["x-keyway-signature"]).toBe(
-        `sha256=${webhookSignature("hook-secret", ts, g.body)}`,
+        `sha256=${signedText("hook-secret", ts, g.body)}`,
       );
       expect(g.headers["x-keyway-delivery"]).toBe(hook?.idempotencyKey);
     }

@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   brandById,
   DEFAULT_BRAND,
@@ -32,7 +32,7 @@ import PgBoss from "pg-boss";
 import type { Db } from "../../db/client.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
-import { decryptSecret } from "../../infra/crypto.ts";
+import { decryptSecret, signedText } from "../../infra/crypto.ts";
 import type { Senders } from "../../infra/senders.ts";
 import { users } from "../accounts/schema.ts";
 import {
@@ -136,11 +136,6 @@ export function alarmEmail(brandId: string | null, a: AlarmText) {
     b.website,
   ].join("\n");
   return { subject, text };
-}
-
-/** HMAC-SHA256 of `timestamp.body` with the enterprise's webhook secret, hex. */
-export function webhookSignature(secret: string, timestamp: string, body: string): string {
-  return createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 }
 
 /**
@@ -669,7 +664,7 @@ export function createAlarmNotifier(deps: {
         headers: {
           "content-type": "application/json",
           "x-keyway-timestamp": timestamp,
-          "x-keyway-signature": `sha256=${webhookSignature(secret, timestamp, send.content)}`,
+          "x-keyway-signature": `sha256=${signedText(secret, timestamp, send.content)}`,
           "x-keyway-delivery": send.idempotencyKey,
         },
         body: send.content,

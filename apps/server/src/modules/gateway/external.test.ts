@@ -1,8 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { deviceTopic } from "@keyway/protocol";
 import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
@@ -10,6 +5,7 @@ import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
+import { startMosquitto } from "../../testing/mosquitto.ts";
 import { alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
 
@@ -18,44 +14,15 @@ import { devices } from "../devices/schema.ts";
  * client of the broker; devices talk to the broker. Also the HTTP hooks an EMQX-style
  * broker calls to authenticate and authorize devices.
  */
-const MOSQUITTO = "/usr/sbin/mosquitto";
-let broker: ChildProcess;
+let broker: Awaited<ReturnType<typeof startMosquitto>>;
 let brokerPort: number;
 let h: Harness;
 let device: ProvisionedDevice;
 const clients: MqttClient[] = [];
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 beforeAll(async () => {
-  if (!existsSync(MOSQUITTO)) throw new Error(`${MOSQUITTO} is missing: apt-get install mosquitto`);
-  brokerPort = await freePort();
-  const dir = mkdtempSync(path.join(tmpdir(), "kw-mosquitto-"));
-  const conf = path.join(dir, "mosquitto.conf");
-  writeFileSync(
-    conf,
-    `listener ${brokerPort} 127.0.0.1\nallow_anonymous true\npersistence false\n`,
-  );
-  broker = spawn(MOSQUITTO, ["-c", conf], { stdio: "ignore" });
-  for (let i = 0; i < 50; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const probe = mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, {
-        reconnectPeriod: 0,
-        connectTimeout: 500,
-      });
-      probe.once("connect", () => probe.end(true, () => resolve(true)));
-      probe.once("error", () => resolve(false));
-      probe.once("close", () => resolve(false));
-    });
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  broker = await startMosquitto();
+  brokerPort = broker.port;
   h = await createHarness({ config: { MQTT_URL: `mqtt://127.0.0.1:${brokerPort}` } });
   await seedDemo(h.app.services.accounts);
   const operator = await h.login("operator@keyway.local", "operator123");
@@ -68,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of clients) c.end(true);
   await h?.close();
-  broker?.kill();
+  broker?.stop();
 });
 
 const row = async () =>

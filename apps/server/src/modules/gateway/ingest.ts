@@ -2,7 +2,9 @@ import { timingSafeEqual } from "node:crypto";
 import {
   type AlarmPayload,
   alarmPayload,
+  type DataPayload,
   type DeviceTopic,
+  dataPayload,
   decodePayload,
   deviceTopic,
   locationPayload,
@@ -36,6 +38,8 @@ export function createDeviceIngest(deps: {
   clock: Clock;
   log: FastifyBaseLogger;
   onAlarm?: (alarm: Alarm) => void;
+  /** Queues a data message for the device's project (resolves once written). */
+  storeData?: (device: DeviceIdentity, point: DataPayload) => Promise<void>;
   offlineAlarmMinutes?: number;
 }) {
   const { db, clock, log } = deps;
@@ -143,6 +147,10 @@ export function createDeviceIngest(deps: {
       if (!alarm) return log.warn({ device: device.code }, "malformed alarm dropped");
       if (alarm.clears) await clearAlarm(device, { ...alarm, clears: alarm.clears });
       else await storeAlarm(device, alarm);
+    } else if (topic === "data") {
+      const point = decodePayload(dataPayload, payload);
+      if (!point) return log.warn({ device: device.code }, "malformed data dropped");
+      await deps.storeData?.(device, point);
     } else if (topic === "state") {
       const state = decodePayload(statePayload, payload);
       if (!state) return;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { hostname } from "node:os";
 import type { Duplex } from "node:stream";
-import { type CommandPayload, deviceTopic, parseDeviceTopic, TOPIC_ROOT } from "@keyway/protocol";
+import { type CommandPayload, type DataPayload, deviceTopic, parseDeviceTopic, TOPIC_ROOT } from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
 import type { FastifyBaseLogger } from "fastify";
 import mqtt, { type MqttClient } from "mqtt";
@@ -30,6 +30,7 @@ export function createGateway(deps: {
   clock: Clock;
   log: FastifyBaseLogger;
   onAlarm?: (alarm: Alarm) => void;
+  storeData?: (device: DeviceIdentity, point: DataPayload) => Promise<void>;
   offlineAlarmMinutes?: number;
   /** An external broker; unset: the embedded one. */
   mqttUrl?: string;

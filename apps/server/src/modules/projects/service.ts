@@ -241,6 +241,8 @@ export function createProjectService(deps: {
       delivery: (await deps.delivery?.(project.id)) ?? {
         backlog: 0,
         delivered: project.delivered,
+        dropped: 0,
+        next_attempt_at: null,
         last_success_at: null,
         last_failure_at: null,
         last_error: "",

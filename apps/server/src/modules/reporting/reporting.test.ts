@@ -1,0 +1,401 @@
+import type { ProvisionedDevice } from "@keyway/shared";
+import { eq } from "drizzle-orm";
+import mqtt from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedText } from "../../infra/crypto.ts";
+import { seedDemo } from "../../seed.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+import { startMosquitto } from "../../testing/mosquitto.ts";
+import { startReportReceiver } from "../../testing/reportReceiver.ts";
+import { projects } from "../projects/schema.ts";
+import { reportPoints } from "./schema.ts";
+import { QUOTA_ERROR, REPORT_BATCH, SimulatedCrash } from "./service.ts";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./transports.ts";
+
+/**
+ * Issue 8's data reporting: device `data` messages of a reporting project's machines are
+ * queued before the device's PUBACK and delivered, signed, in order, to a real HTTPS
+ * receiver that checks the signature and to a real Mosquitto; outages, restarts and the
+ * data count. Deliveries run when a test calls deliverDue (a manual clock drives backoff).
+ */
+let h: Harness;
+let operator: string;
+let owner: string;
+let broker: Awaited<ReturnType<typeof startMosquitto>>;
+const machines: Array<{ id: number; code: string }> = [];
+const closers: Array<() => Promise<unknown> | unknown> = [];
+
+async function provision(count: number): Promise<ProvisionedDevice[]> {
+  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
+    form: { count },
+    token: operator,
+  });
+  return res.body.hwdata.list;
+}
+
+/** A project of the owner with the given machines, reporting to `server`; its key. */
+async function project(
+  server: string,
+  machineIds: number[],
+  form: Record<string, string | number> = {},
+) {
+  const res = await h.call("POST", "/api/project/add", {
+    form: {
+      name: `Line ${Math.random().toString(36).slice(2, 7)}`,
+      report_state: 1,
+      server,
+      ...form,
+    },
+    token: owner,
+  });
+  expect(res.body.hwcode).toBe(0);
+  for (const machineId of machineIds) {
+    const added = await h.call("POST", "/api/project/addMachine", {
+      form: { id: res.body.hwdata.id, machineId },
+      token: owner,
+    });
+    expect(added.body.hwcode).toBe(0);
+  }
+  return { id: res.body.hwdata.id as number, key: res.body.hwdata.secret_key as string };
+}
+
+const tick = { n: 0 };
+/** A data message from a machine, through the gateway's real rules (as a PUBACK would wait). */
+async function publish(
+  machine: { id: number; code: string },
+  values: Record<string, unknown>,
+  id?: string,
+) {
+  tick.n += 1;
+  const payload = { id, time: Date.parse("2026-11-21T08:00:00Z") + tick.n, values };
+  await h.app.services.gateway.ingest.handleUplink(
+    machine,
+    "data",
+    Buffer.from(JSON.stringify(payload)),
+  );
+}
+
+async function delivery(id: number) {
+  const res = await h.call("POST", "/api/project/getServer", { form: { id }, token: owner });
+  return res.body.hwdata.delivery;
+}
+
+const deliverAll = async () => {
+  let total = 0;
+  for (
+    let n = await h.app.services.reporting.deliverDue();
+    n > 0;
+    n = await h.app.services.reporting.deliverDue()
+  )
+    total += n;
+  return total;
+};
+
+beforeAll(async () => {
+  broker = await startMosquitto();
+  closers.push(() => broker.stop());
+  h = await createHarness();
+  await seedDemo(h.app.services.accounts);
+  operator = await h.login("operator@keyway.local", "operator123");
+  owner = await h.signUp("owner@plant.com");
+  for (const d of await provision(8)) {
+    const added = await h.call("POST", "/api/machine/add", {
+      form: {
+        machineName: `HMI ${d.machineCode.slice(-3)}`,
+        machineCode: d.machineCode,
+        machinePwd: d.devicePassword,
+      },
+      token: owner,
+    });
+    machines.push({ id: added.body.hwdata.machine_id, code: d.machineCode });
+  }
+});
+afterAll(async () => {
+  await h?.close();
+  for (const close of closers.reverse()) await close();
+});
+
+describe("data reporting over HTTPS", () => {
+  it("delivers points in order, signed with the project key, and counts them", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+      tls: true,
+    });
+    closers.push(receiver.close);
+    // The platform trusts the receiver's self-signed certificate (a customer's private CA).
+    await h.restart({ ca: receiver.ca });
+    const [a, b] = machines;
+    const p = await project(receiver.url, [a.id, b.id]);
+    key = p.key;
+    for (let i = 0; i < 30; i++)
+      await publish(i % 2 ? b : a, { "Tank1.Level": i, running: i % 3 === 0 });
+    expect((await delivery(p.id)).backlog).toBe(30);
+
+    expect(await deliverAll()).toBe(30);
+    expect(receiver.state.refused).toBe(0);
+    expect(receiver.points.map((pt) => pt.values["Tank1.Level"])).toEqual([...Array(30).keys()]);
+    // Per device, the receiver sees the device's own order.
+    const ofA = receiver.points.filter((pt) => pt.machineCode === a.code);
+    expect(ofA.map((pt) => pt.time)).toEqual([...ofA.map((pt) => pt.time)].sort());
+    expect(new Set(receiver.points.map((pt) => pt.seq)).size).toBe(30);
+
+    const state = await delivery(p.id);
+    expect(state).toMatchObject({ backlog: 0, delivered: 30, last_error: "" });
+    expect(state.last_success_at).toBe(h.clock.now().toISOString());
+    const info = await h.call("POST", "/eapi/web/c/project/info", {
+      form: { id: p.id },
+      token: owner,
+    });
+    expect(info.body.hwdata.available_count).toBe(2 * 100_000 - 30);
+
+    // A reset key signs the next batch; the receiver with the old key refuses it.
+    const reset = await h.call("POST", "/api/project/resetKey", {
+      form: { id: p.id },
+      token: owner,
+    });
+    await publish(a, { "Tank1.Level": 99 });
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    expect(receiver.state.refused).toBe(1);
+    expect((await delivery(p.id)).last_error).toMatch(/HTTP 401 bad signature/);
+    key = reset.body.hwdata.secret_key;
+    h.clock.advance(2_000);
+    expect(await deliverAll()).toBe(1);
+    expect(receiver.points.at(-1)?.values).toEqual({ "Tank1.Level": 99 });
+  });
+
+  it("loses nothing while the receiver is down for a minute, retrying with backoff", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+    });
+    closers.push(receiver.close);
+    const machine = machines[2];
+    const p = await project(receiver.url, [machine.id]);
+    key = p.key;
+    receiver.state.down = true;
+    for (let i = 0; i < 10; i++) await publish(machine, { count: i });
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    const failed = await delivery(p.id);
+    expect(failed).toMatchObject({ backlog: 10, delivered: 0 });
+    expect(failed.last_error).toMatch(/HTTP 503 maintenance/);
+    expect(failed.last_failure_at).toBe(h.clock.now().toISOString());
+    // Backoff: nothing is tried again before its time (the receiver would count it).
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    expect(receiver.state.batches).toBe(0);
+    const attemptsBefore = failed.next_attempt_at;
+    expect(Date.parse(attemptsBefore) - h.clock.now().getTime()).toBeGreaterThanOrEqual(1_000);
+
+    // A minute of outage: points keep arriving, tries keep failing, further apart.
+    const gaps: number[] = [];
+    for (let second = 0; second < 60; second += 5) {
+      h.clock.advance(5_000);
+      await publish(machine, { count: 10 + second / 5 });
+      await h.app.services.reporting.deliverDue();
+      const state = await delivery(p.id);
+      gaps.push(Date.parse(state.next_attempt_at) - Date.parse(state.last_failure_at));
+    }
+    expect(gaps.at(-1)).toBeGreaterThan(gaps[0]);
+    expect((await delivery(p.id)).backlog).toBe(22);
+
+    receiver.state.down = false;
+    h.clock.advance(61_000);
+    expect(await deliverAll()).toBe(22);
+    expect(receiver.points.map((pt) => pt.values.count)).toEqual([...Array(22).keys()]);
+    expect(receiver.state.duplicates).toBe(0);
+    const state = await delivery(p.id);
+    expect(state).toMatchObject({ backlog: 0, delivered: 22 });
+    // The last failure stays visible beside the success that ended it.
+    expect(state.last_error).toMatch(/503/);
+    expect(Date.parse(state.last_success_at)).toBeGreaterThan(Date.parse(state.last_failure_at));
+  });
+});
+
+describe("restarts", () => {
+  it("a restart mid-backlog loses nothing and sends nothing twice", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+    });
+    closers.push(receiver.close);
+    const machine = machines[3];
+    const p = await project(receiver.url, [machine.id]);
+    key = p.key;
+    const total = REPORT_BATCH * 2 + 37;
+    for (let i = 0; i < total; i++) await publish(machine, { n: i });
+
+    // The first node stops while its first batch is at the (slow) receiver.
+    receiver.state.delayMs = 300;
+    const running = h.app.services.reporting.deliverDue();
+    await new Promise((r) => setTimeout(r, 100));
+    const stopping = h.stopApp();
+    await running;
+    await stopping;
+    expect(receiver.points.length).toBe(REPORT_BATCH);
+
+    receiver.state.delayMs = 0;
+    await h.restart();
+    expect((await delivery(p.id)).backlog).toBe(total - REPORT_BATCH);
+    expect(await deliverAll()).toBe(total - REPORT_BATCH);
+    expect(receiver.points.map((pt) => pt.values.n)).toEqual([...Array(total).keys()]);
+    expect(receiver.state.duplicates).toBe(0);
+    expect((await delivery(p.id)).delivered).toBe(total);
+  });
+
+  it("after a crash between the receiver's answer and the commit, resends with the same seq", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+    });
+    closers.push(receiver.close);
+    const machine = machines[4];
+    const p = await project(receiver.url, [machine.id]);
+    key = p.key;
+    for (let i = 0; i < 5; i++) await publish(machine, { n: i });
+    await h.restart({
+      afterAcknowledged: () => {
+        throw new SimulatedCrash("after acknowledgement");
+      },
+    });
+    await expect(h.app.services.reporting.deliverDue()).rejects.toThrow(SimulatedCrash);
+    const firstSeqs = receiver.points.map((pt) => pt.seq);
+    expect(firstSeqs).toHaveLength(5);
+    await h.restart({});
+    // The crashed node's lease runs out before another node takes the project.
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    h.clock.advance(61_000);
+    expect(await deliverAll()).toBe(5);
+    // Sent again under the same sequence numbers: the receiver recognises every one.
+    expect(receiver.state.duplicates).toBe(5);
+    expect(receiver.points.map((pt) => pt.seq)).toEqual(firstSeqs);
+    expect(await delivery(p.id)).toMatchObject({ backlog: 0, delivered: 5 });
+  });
+});
+
+describe("what is queued", () => {
+  it("stores a retried message once, and nothing for projects not reporting", async () => {
+    const machine = machines[5];
+    const p = await project("https://mes.example.com/ingest", [machine.id], { report_state: 0 });
+    await publish(machine, { a: 1 }, "m-1");
+    expect((await delivery(p.id)).backlog).toBe(0);
+    await h.call("POST", "/api/project/edit", {
+      form: { id: p.id, report_state: 1 },
+      token: owner,
+    });
+    await publish(machine, { a: 1 }, "m-2");
+    await publish(machine, { a: 1 }, "m-2");
+    const rows = await h.db.select().from(reportPoints).where(eq(reportPoints.projectId, p.id));
+    expect(rows.map((r) => r.uid)).toEqual(["m-2"]);
+    expect((await delivery(p.id)).backlog).toBe(1);
+    // A device outside any project reports nowhere; a malformed message is dropped.
+    const before = (await h.db.select().from(reportPoints)).length;
+    await publish(machines[7], { a: 2 });
+    await h.app.services.gateway.ingest.handleUplink(machine, "data", Buffer.from('{"values":1}'));
+    expect((await h.db.select().from(reportPoints)).length).toBe(before);
+  });
+
+  it("stops at the available data count and says so", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+    });
+    closers.push(receiver.close);
+    const machine = machines[6];
+    const p = await project(receiver.url, [machine.id]);
+    key = p.key;
+    await h.db.update(projects).set({ reportCount: 4 }).where(eq(projects.id, p.id));
+    for (let i = 0; i < 6; i++) await publish(machine, { n: i });
+    expect(await deliverAll()).toBe(4);
+    const state = await delivery(p.id);
+    expect(state).toMatchObject({ backlog: 0, delivered: 4, dropped: 2, last_error: QUOTA_ERROR });
+    const info = await h.call("POST", "/eapi/web/c/project/info", {
+      form: { id: p.id },
+      token: owner,
+    });
+    expect(info.body.hwdata.available_count).toBe(0);
+    expect(receiver.points.map((pt) => pt.values.n)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("interval reporting holds points until the interval has passed, then sends them together", async () => {
+    let key = "";
+    const receiver = await startReportReceiver({
+      key: () => key,
+      now: () => h.clock.now().getTime(),
+    });
+    closers.push(receiver.close);
+    const machine = machines[7];
+    const p = await project(receiver.url, [machine.id], { interval: 1 });
+    key = p.key;
+    for (let i = 0; i < 3; i++) {
+      await publish(machine, { n: i });
+      h.clock.advance(10 * 60_000);
+    }
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    expect(receiver.state.batches).toBe(0);
+    h.clock.advance(31 * 60_000);
+    expect(await deliverAll()).toBe(3);
+    expect(receiver.state.batches).toBe(1);
+    expect(receiver.points.map((pt) => pt.values.n)).toEqual([0, 1, 2]);
+  });
+});
+
+describe("data reporting over MQTT (Mosquitto)", () => {
+  it("publishes each batch on the project's topic with the signature as MQTT 5 properties", async () => {
+    const machine = machines[0];
+    // machines[0] is in the first project; a device reports to one project, so use a new one.
+    const [d] = await provision(1);
+    const added = await h.call("POST", "/api/machine/add", {
+      form: { machineName: "Filler", machineCode: d.machineCode, machinePwd: d.devicePassword },
+      token: owner,
+    });
+    const filler = { id: added.body.hwdata.machine_id as number, code: d.machineCode };
+    expect(filler.id).not.toBe(machine.id);
+
+    const subscriber = await mqtt.connectAsync(broker.url, { protocolVersion: 5 });
+    closers.push(() => subscriber.endAsync(true));
+    const got: Array<{ topic: string; body: string; props: Record<string, unknown> }> = [];
+    subscriber.on("message", (topic, payload, packet) => {
+      got.push({ topic, body: payload.toString(), props: packet.properties?.userProperties ?? {} });
+    });
+    await subscriber.subscribeAsync("#", { qos: 1 });
+
+    const named = await project(`${broker.url}/factory/line3`, [filler.id]);
+    for (let i = 0; i < 3; i++) await publish(filler, { speed: 100 + i });
+    expect(await deliverAll()).toBe(3);
+    for (let i = 0; i < 50 && got.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got).toHaveLength(1);
+    expect(got[0].topic).toBe("factory/line3");
+    const ts = String(got[0].props[TIMESTAMP_HEADER]);
+    expect(got[0].props[SIGNATURE_HEADER]).toBe(`sha256=${signedText(named.key, ts, got[0].body)}`);
+    const batch = JSON.parse(got[0].body);
+    expect(batch.project.id).toBe(named.id);
+    expect(batch.points.map((pt: { values: { speed: number } }) => pt.values.speed)).toEqual([
+      100, 101, 102,
+    ]);
+
+    // Without a path: keyway/projects/<id>/data. With the broker gone: a failure, kept.
+    await h.call("POST", "/api/project/edit", {
+      form: { id: named.id, server: broker.url },
+      token: owner,
+    });
+    await publish(filler, { speed: 103 });
+    expect(await deliverAll()).toBe(1);
+    for (let i = 0; i < 50 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got[1]?.topic).toBe(`keyway/projects/${named.id}/data`);
+
+    await h.call("POST", "/api/project/edit", {
+      form: { id: named.id, server: "mqtt://127.0.0.1:1" },
+      token: owner,
+    });
+    await publish(filler, { speed: 104 });
+    expect(await h.app.services.reporting.deliverDue()).toBe(0);
+    const state = await delivery(named.id);
+    expect(state).toMatchObject({ backlog: 1, delivered: 4 });
+    expect(state.last_error).toMatch(/broker not reachable/);
+  });
+});

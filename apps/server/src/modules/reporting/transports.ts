@@ -1,0 +1,150 @@
+import http from "node:http";
+import https from "node:https";
+import mqtt, { type MqttClient } from "mqtt";
+
+/** One signed batch of a project's points, ready to leave. */
+export interface SignedBatch {
+  projectId: number;
+  /** The JSON text that was signed (sent byte for byte). */
+  body: string;
+  /** Epoch seconds, part of the signed text (a receiver refuses stale ones: replay). */
+  timestamp: string;
+  /** Hex HMAC-SHA256 of `timestamp.body` with the project's key. */
+  signature: string;
+}
+
+/** A way to the project's server; `send` resolves only once the server acknowledged. */
+export interface ReportTransport {
+  send(batch: SignedBatch): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  /** Extra trusted certificate authorities (PEM) for https: and mqtts: servers. */
+  ca?: string;
+  timeoutMs?: number;
+}
+
+/** The topic a project's batches are published on when the URL names none. */
+export const defaultReportTopic = (projectId: number) => `keyway/projects/${projectId}/data`;
+
+export const SIGNATURE_HEADER = "x-keyway-signature";
+export const TIMESTAMP_HEADER = "x-keyway-timestamp";
+
+export function createTransport(server: string, opts: TransportOptions = {}): ReportTransport {
+  const url = new URL(server);
+  return url.protocol === "mqtt:" || url.protocol === "mqtts:"
+    ? mqttTransport(url, opts)
+    : httpTransport(url, opts);
+}
+
+/** HTTP(S) POST of the JSON batch; any 2xx answer acknowledges it. */
+function httpTransport(url: URL, opts: TransportOptions): ReportTransport {
+  const secure = url.protocol === "https:";
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, maxSockets: 1, ...(opts.ca && { ca: opts.ca }) })
+    : new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const request = secure ? https.request : http.request;
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  return {
+    send: (batch) =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(
+          url,
+          {
+            method: "POST",
+            agent,
+            timeout: timeoutMs,
+            headers: {
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(batch.body),
+              [TIMESTAMP_HEADER]: batch.timestamp,
+              [SIGNATURE_HEADER]: `sha256=${batch.signature}`,
+            },
+          },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              if (text.length < 200) text += chunk;
+            });
+            res.on("end", () => {
+              const status = res.statusCode ?? 0;
+              if (status >= 200 && status < 300) resolve();
+              else reject(new Error(`HTTP ${status} ${text.trim().slice(0, 120)}`.trim()));
+            });
+            res.on("error", reject);
+          },
+        );
+        req.on("timeout", () => req.destroy(new Error(`no answer in ${timeoutMs / 1000} s`)));
+        req.on("error", reject);
+        req.end(batch.body);
+      }),
+    close: async () => agent.destroy(),
+  };
+}
+
+/**
+ * MQTT 5 publish at QoS 1 (the PUBACK acknowledges), the signature and timestamp as user
+ * properties. The topic is the URL's path, or keyway/projects/<id>/data. While the broker
+ * is away a send fails at once (the queue retries it) rather than waiting in the client.
+ */
+function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  let lastError = "";
+  const client: MqttClient = mqtt.connect(`${url.protocol}//${url.host}`, {
+    protocolVersion: 5,
+    clientId: `keyway-report-${Math.random().toString(16).slice(2, 10)}`,
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    connectTimeout: Math.min(timeoutMs, 10_000),
+    reconnectPeriod: 2_000,
+    ...(opts.ca && { ca: opts.ca }),
+  });
+  client.on("error", (error) => {
+    lastError = error.message;
+  });
+  const path = decodeURIComponent(url.pathname.replace(/^\/+/, ""));
+
+  function connected(): Promise<void> {
+    if (client.connected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.off("connect", onConnect);
+        reject(new Error(`broker not reachable${lastError ? `: ${lastError}` : ""}`));
+      }, 3_000);
+      const onConnect = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      client.once("connect", onConnect);
+    });
+  }
+
+  return {
+    async send(batch) {
+      await connected();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          client.publishAsync(path || defaultReportTopic(batch.projectId), batch.body, {
+            qos: 1,
+            properties: {
+              contentType: "application/json",
+              userProperties: {
+                [TIMESTAMP_HEADER]: batch.timestamp,
+                [SIGNATURE_HEADER]: `sha256=${batch.signature}`,
+              },
+            },
+          }),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("no PUBACK in time")), timeoutMs);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () => client.endAsync(true),
+  };
+}

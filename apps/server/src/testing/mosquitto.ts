@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import mqtt from "mqtt";
+
+const MOSQUITTO = "/usr/sbin/mosquitto";
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** A real Mosquitto (Debian's `mosquitto`) on a free loopback port, anonymous, in memory. */
+export async function startMosquitto(): Promise<{ port: number; url: string; stop(): void }> {
+  if (!existsSync(MOSQUITTO)) throw new Error(`${MOSQUITTO} is missing: apt-get install mosquitto`);
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), "kw-mosquitto-"));
+  const conf = path.join(dir, "mosquitto.conf");
+  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  const broker: ChildProcess = spawn(MOSQUITTO, ["-c", conf], { stdio: "ignore" });
+  const url = `mqtt://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const probe = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 500 });
+      probe.once("connect", () => probe.end(true, () => resolve(true)));
+      probe.once("error", () => resolve(false));
+      probe.once("close", () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    url,
+    stop() {
+      broker.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
