@@ -1,7 +1,13 @@
 import { createServer, type Server } from "node:net";
 import { hostname } from "node:os";
 import type { Duplex } from "node:stream";
-import { type CommandPayload, type DataPayload, deviceTopic, parseDeviceTopic, TOPIC_ROOT } from "@keyway/protocol";
+import {
+  type CommandPayload,
+  type DataPayload,
+  deviceTopic,
+  parseDeviceTopic,
+  TOPIC_ROOT,
+} from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
 import type { FastifyBaseLogger } from "fastify";
 import mqtt, { type MqttClient } from "mqtt";
