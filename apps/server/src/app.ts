@@ -39,6 +39,7 @@ import { createAlarmNotifier } from "./modules/alarmNotify/service.ts";
 import { alarmPushRoutes } from "./modules/alarmPush/routes.ts";
 import { createAlarmPushService } from "./modules/alarmPush/service.ts";
 import { alarmRoutes } from "./modules/alarms/routes.ts";
+import type { Alarm } from "./modules/alarms/schema.ts";
 import { createAlarmService } from "./modules/alarms/service.ts";
 import { createEzvizClient } from "./modules/cameras/ezviz.ts";
 import { cameraRoutes } from "./modules/cameras/routes.ts";
@@ -49,6 +50,13 @@ import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
 import { createEnterpriseService } from "./modules/enterprises/service.ts";
 import { gatewayRoutes } from "./modules/gateway/routes.ts";
 import { createGateway } from "./modules/gateway/service.ts";
+import {
+  type CarrierAdapter,
+  createOneLinkCarrier,
+  createSimulatorCarrier,
+} from "./modules/iotCards/carriers.ts";
+import { iotCardRoutes } from "./modules/iotCards/routes.ts";
+import { createIotCardService } from "./modules/iotCards/service.ts";
 import { locationRoutes } from "./modules/location/routes.ts";
 import { createLocationService } from "./modules/location/service.ts";
 import { messageRoutes } from "./modules/messages/routes.ts";
@@ -82,6 +90,9 @@ export interface AppDeps {
   /** Alarm SMS provider (default from SMS_PROVIDER); alarm job worker options for tests. */
   smsProvider?: SmsProvider;
   alarmJobs?: { pollSeconds?: number; afterProviderCall?: (send: AlarmSend) => void };
+  /** 4G card carrier (default from IOT_CARRIER) and how often cards are re-read (ms; 0 none). */
+  iotCarrier?: CarrierAdapter;
+  iotCardPassEveryMs?: number;
   /**
    * Data reporting: how often failed deliveries are retried (ms; 0: only by hand, for
    * tests), trusted CAs of report servers, and the crash hook of the tests.
@@ -258,19 +269,21 @@ export async function buildApp(deps: AppDeps) {
     transport: { ca: deps.reporting?.ca },
     afterAcknowledged: deps.reporting?.afterAcknowledged,
   });
+  /** A stored alarm (a device's, or the cloud's own) is told to everyone concerned. */
+  const alarmStored = (alarm: Alarm) => {
+    bus.publish(BUS.alarmStored, alarm);
+    alarmNotify.alarmStored(alarm);
+    // Local, not through the bus: with several nodes each alarm is told once.
+    messages.alarmRaised(alarm).catch((error) => {
+      app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
+    });
+  };
   const gateway = createGateway({
     db,
     clock,
     log: app.log,
     storeData: reporting.storePoint,
-    onAlarm: (alarm) => {
-      bus.publish(BUS.alarmStored, alarm);
-      alarmNotify.alarmStored(alarm);
-      // Local, not through the bus: with several nodes each alarm is told once.
-      messages.alarmRaised(alarm).catch((error) => {
-        app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
-      });
-    },
+    onAlarm: alarmStored,
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
     mqttUrl: config.MQTT_URL,
   });
@@ -325,6 +338,17 @@ export async function buildApp(deps: AppDeps) {
     },
     enterprises,
   });
+  // 4G IoT cards: read from the carrier (IOT_CARRIER), warnings stored as device alarms.
+  const iotCards = createIotCardService({
+    db,
+    clock,
+    log: app.log,
+    carrier: deps.iotCarrier ?? carrierOf(config, clock),
+    publicUrl: config.PUBLIC_URL,
+    personalScope: devices.personalScope,
+    enterpriseScope: enterprises.deviceScope,
+    onAlarm: alarmStored,
+  });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -340,6 +364,7 @@ export async function buildApp(deps: AppDeps) {
     alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });
     projectRoutes(api, { projects, auth });
+    iotCardRoutes(api, { iotCards, auth });
     portalRoutes(api, { portal, auth, operator });
     cameraRoutes(api, { cameras, auth });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
@@ -359,6 +384,7 @@ export async function buildApp(deps: AppDeps) {
     // Alarm notification jobs: pg-boss on the same database, then the catch-up.
     await alarmNotify.start().catch((error) => app.log.error({ err: error }, "alarm jobs"));
     messages.catchUpAlarms().catch((error) => app.log.error({ err: error }, "alarm catch-up"));
+    iotCards.start(deps.iotCardPassEveryMs ?? 10 * 60_000);
     reporting.start(deps.reporting?.pollMs ?? 1_000);
   });
 
@@ -370,6 +396,7 @@ export async function buildApp(deps: AppDeps) {
     await redisBus?.close();
     await notifier.stop();
     await alarmNotify.stop();
+    await iotCards.stop();
     await gateway.close();
     await reporting.stop();
     senders.close();
@@ -392,6 +419,7 @@ export async function buildApp(deps: AppDeps) {
       tunnels,
       visits,
       projects,
+      iotCards,
       reporting,
     },
   });
@@ -406,6 +434,17 @@ function smsProviderOf(config: Config): SmsProvider {
     signName: config.ALIYUN_SMS_SIGN_NAME ?? "",
     templateCode: config.ALIYUN_SMS_TEMPLATE_CODE ?? "",
     endpoint: config.ALIYUN_SMS_ENDPOINT,
+  });
+}
+
+/** IOT_CARRIER: the simulator (the demo's), or China Mobile OneLink (settings checked by config.ts). */
+function carrierOf(config: Config, clock: Clock): CarrierAdapter {
+  if (config.IOT_CARRIER !== "onelink") return createSimulatorCarrier({ clock });
+  return createOneLinkCarrier({
+    appid: config.ONELINK_APPID ?? "",
+    password: config.ONELINK_PASSWORD ?? "",
+    endpoint: config.ONELINK_ENDPOINT,
+    clock,
   });
 }
 

@@ -37,6 +37,12 @@ const envSchema = z.object({
   ALIYUN_SMS_ENDPOINT: z.url().default("https://dysmsapi.aliyuncs.com"),
   /** EZVIZ open platform for camera accounts (open.ezvizlife.com outside mainland China). */
   EZVIZ_API_URL: z.url().default("https://open.ys7.com"),
+  /** 4G IoT card carrier: the built-in simulator, or China Mobile OneLink (settings below). */
+  IOT_CARRIER: z.enum(["simulator", "onelink"]).default("simulator"),
+  /** OneLink (IOT_CARRIER=onelink): the group customer's API appid and password, and the API base. */
+  ONELINK_APPID: z.string().min(1).optional(),
+  ONELINK_PASSWORD: z.string().min(1).optional(),
+  ONELINK_ENDPOINT: z.url().default("https://api.iot.10086.cn/v5"),
   /** Defaults to http://localhost:<PORT>. */
   PUBLIC_URL: z.url().optional(),
   SECRET_KEY: z
@@ -94,6 +100,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (missing.length > 0)
       throw new ConfigError(
         `Invalid configuration:\n${missing.map((k) => `  ${k}: required when SMS_PROVIDER=aliyun`).join("\n")}`,
+      );
+  }
+  if (values.IOT_CARRIER === "onelink") {
+    const missing = (["ONELINK_APPID", "ONELINK_PASSWORD"] as const).filter((k) => !values[k]);
+    if (missing.length > 0)
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when IOT_CARRIER=onelink`).join("\n")}`,
       );
   }
   const dataDir = path.resolve(values.DATA_DIR);

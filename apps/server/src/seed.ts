@@ -27,6 +27,9 @@ export async function seedDemo(accounts: AccountService): Promise<void> {
   }
 }
 
+/** The demo device's 4G card: a plain 1 GB monthly plan on the simulator (no warnings). */
+export const DEMO_ICCID = "89860400000000000101";
+
 export interface DemoDevice {
   machineCode: string;
   deviceSecret: string;
@@ -65,6 +68,10 @@ export async function seedDemoDevice(deps: {
   }
   const user = await deps.accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.user.email });
   const [device] = await deps.db.select().from(devices).where(eq(devices.code, demo.machineCode));
+  // Its 4G card, read from the simulator carrier (IOT_CARRIER's default): the simulated HMI
+  // reports no ICCID of its own.
+  if (device && device.iccid === "")
+    await deps.db.update(devices).set({ iccid: DEMO_ICCID }).where(eq(devices.id, device.id));
   if (user && device) {
     const [linked] = await deps.db
       .select({ id: deviceLinks.id })

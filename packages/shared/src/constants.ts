@@ -113,3 +113,14 @@ export function smsSegments(text: string): number {
   if (length <= SMS_SINGLE_CHARS) return 1;
   return Math.ceil(length / SMS_SEGMENT_CHARS);
 }
+
+/** SPEC §9 "IoT card info lag": carriers' card figures trail reality by 6-12 hours. */
+export const IOT_CARD_INFO_LAG_HOURS = { min: 6, max: 12 } as const;
+/**
+ * IoT card reads (docs/decisions.md): every card is read again after `everyHours` (the lag's
+ * low end: reading more often shows nothing new); a user may ask for a read of one card at
+ * most once per `onDemandMinutes`.
+ */
+export const IOT_CARD_REFRESH = { everyHours: 6, onDemandMinutes: 60 } as const;
+/** IoT card warnings: traffic left at or under this share of the plan, plan ending within these days. */
+export const IOT_CARD_WARNING = { lowTrafficPercent: 10, expiryDays: 7 } as const;

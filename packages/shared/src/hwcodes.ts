@@ -274,6 +274,18 @@ export const HW = {
     "该账号今日刷新次数已用完",
     "This account has run out of refreshes for the day",
   ),
+  // 4G IoT cards (module 15).
+  IOT_CARD_NOT_FOUND: entry("15010101", "物联网卡不存在", "The IoT card does not exist"),
+  IOT_CARD_REFRESH_TOO_SOON: entry(
+    "15010201",
+    "该卡刚刚刷新过，请稍后再试（运营商数据有 6-12 小时延迟）",
+    "This card was refreshed recently; try again later (carrier figures lag 6-12 hours)",
+  ),
+  IOT_CARD_CARRIER_FAILED: entry(
+    "15010202",
+    "运营商接口暂时无法查询，已保留上次的数据",
+    "The carrier could not be queried; the last figures are kept",
+  ),
 } as const satisfies Record<string, HwcodeEntry>;
 
 export type HwKey = keyof typeof HW;

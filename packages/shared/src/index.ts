@@ -10,6 +10,7 @@ export * from "./envelope.ts";
 export * from "./fields.ts";
 export * from "./hwcodes.ts";
 export * from "./icons.ts";
+export * from "./iotCards.ts";
 export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./portal.ts";

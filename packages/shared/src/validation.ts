@@ -105,6 +105,8 @@ export const VALIDATION_MESSAGES = {
     en: "The webhook must be an http(s):// URL",
   },
   "v.webhookSecret": { zh: "Webhook 密钥过长", en: "The webhook secret is too long" },
+  "v.iccid": { zh: "ICCID 为 19-20 位数字或字母", en: "An ICCID is 19-20 digits or letters" },
+  "v.iotCardState": { zh: "物联网卡状态错误", en: "Unknown IoT card state" },
 } as const satisfies Record<string, Bilingual>;
 
 export type ValidationKey = keyof typeof VALIDATION_MESSAGES;
