@@ -1043,7 +1043,7 @@ const en = {
   ezviz: {
     intro:
       "Your EZVIZ (Ys7) open-platform applications. Keyway checks each AppKey and Secret with EZVIZ before saving, keeps the Secret encrypted and never shows it again in full.",
-    total: "{{count}} accounts",
+    total: "Total {{count}}",
     add: "Add account",
     addTitle: "Add camera cloud account",
     editTitle: "Edit camera cloud account",
@@ -1057,7 +1057,7 @@ const en = {
     checkNeedsSecret: "Type the Secret to check it with EZVIZ",
     remark: "Remark",
     default: "Default",
-    defaultHint: "The default account is used when a device has none of its own.",
+    defaultHint: "Offered first when you choose a camera account for a device.",
     state: "Check",
     stateValid: "Valid",
     stateInvalid: "Refused",

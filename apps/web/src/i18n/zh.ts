@@ -1028,7 +1028,7 @@ const zh: Messages = {
     checkNeedsSecret: "请输入 Secret 后再向萤石校验",
     remark: "备注",
     default: "默认",
-    defaultHint: "设备未绑定账号时使用默认账号。",
+    defaultHint: "为设备选择摄像头账号时优先推荐默认账号。",
     state: "校验",
     stateValid: "有效",
     stateInvalid: "被拒绝",

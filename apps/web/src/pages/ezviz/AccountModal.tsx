@@ -91,9 +91,13 @@ export function AccountModal({
       const result = await check.mutateAsync(body.data);
       setChecked({ kind: "ok", cameras: result.camera_count });
     } catch (error) {
-      const placed = place(error);
-      if (placed) setChecked({ kind: "failed", message: placed });
-      else showError(error);
+      // A refusal of one field shows on it; anything else (EZVIZ unreachable) below the button.
+      if (
+        !place(error) &&
+        error instanceof Error &&
+        !(error instanceof ApiError && error.kind === "session")
+      )
+        setChecked({ kind: "failed", message: error.message });
     }
   }
 

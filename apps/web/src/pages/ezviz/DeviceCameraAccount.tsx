@@ -72,7 +72,9 @@ export function DeviceCameraAccount({ machineId, isAkey }: { machineId: number; 
       </Typography.Text>
     );
 
-  const selected = choice ?? (boundId || null);
+  // Unbound: the default account is offered first (what "default" means here).
+  const preset = boundId || list.find((a) => a.is_default === 1)?.id || null;
+  const selected = choice ?? preset;
   return (
     <Flex gap={8} align="center" wrap data-testid="device-ezviz">
       <Select<number>

@@ -96,8 +96,7 @@ function Accounts() {
     {
       title: t("ezviz.name"),
       dataIndex: "name",
-      width: 180,
-      ellipsis: true,
+      width: 230,
       render: (v: string, a) => (
         <Space size={6}>
           <Typography.Text strong>{v}</Typography.Text>
@@ -110,29 +109,24 @@ function Accounts() {
       ),
     },
     {
-      title: "AppKey",
-      dataIndex: "app_key",
-      width: 290,
-      render: (v: string) => (
-        <Typography.Text code copyable={{ text: v }} className="kw-nowrap">
-          {v}
-        </Typography.Text>
-      ),
-    },
-    {
-      title: "Secret",
-      dataIndex: "secret",
-      width: 140,
-      render: (v: string) => (
-        <Typography.Text type="secondary" className="kw-nowrap" data-testid="ezviz-secret-cell">
-          {v}
-        </Typography.Text>
+      title: "AppKey / Secret",
+      key: "credentials",
+      width: 300,
+      render: (_: unknown, a) => (
+        <Flex vertical gap={2} align="start">
+          <Typography.Text code copyable={{ text: a.app_key }} className="kw-nowrap">
+            {a.app_key}
+          </Typography.Text>
+          <Typography.Text type="secondary" className="kw-nowrap" data-testid="ezviz-secret-cell">
+            {a.secret}
+          </Typography.Text>
+        </Flex>
       ),
     },
     {
       title: t("ezviz.state"),
       key: "state",
-      width: 200,
+      width: 190,
       render: (_: unknown, a) => (
         <Flex vertical gap={2}>
           <span>
@@ -154,12 +148,13 @@ function Accounts() {
     {
       title: t("ezviz.machines"),
       dataIndex: "machine_count",
-      width: 90,
+      width: 80,
       align: "right",
     },
     {
       title: t("ezviz.remark"),
       dataIndex: "remark",
+      width: 160,
       ellipsis: true,
       render: (v: string) => v || "-",
     },
@@ -248,7 +243,7 @@ function Accounts() {
           dataSource={list}
           loading={accounts.isFetching}
           pagination={false}
-          scroll={{ x: 1200 }}
+          scroll={{ x: 1210 }}
           locale={{
             emptyText: accounts.isPending ? (
               " "
