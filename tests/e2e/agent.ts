@@ -28,6 +28,8 @@ export async function startSimulatedAgent(options: {
   server: string;
   machineCode: string;
   deviceSecret: string;
+  /** Seconds between the simulated HMI's data reports (the agent's default otherwise). */
+  dataEvery?: number;
 }): Promise<SimulatedAgent> {
   const hmiPort = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-agent-"));
@@ -48,6 +50,7 @@ export async function startSimulatedAgent(options: {
       String(hmiPort),
       "--data-dir",
       dataDir,
+      ...(options.dataEvery !== undefined ? ["--data-every", String(options.dataEvery)] : []),
     ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -1,26 +1,30 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { freePort, startPlatform } from "./browser.ts";
+import { startReportReceiver } from "../../apps/server/src/testing/reportReceiver.ts";
+import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
+import { startPlatform } from "./browser.ts";
 
 /**
  * Issue 8's project pages in a real browser: in an enterprise with projects enabled, the
  * owner creates a maintenance project (its key shown once), adds a user and the enterprise's device,
- * turns reporting on towards a local HTTP receiver and sees the delivery tab; the added
+ * turns reporting on towards a local HTTP receiver that checks the signature with the key
+ * copied from the page, sees the simulated device's points arrive there and the delivery tab
+ * follow; the added
  * user (level 2) sees no owner actions and leaves. Screenshots go to /tmp/kw-projects-*.png.
  */
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let demo: DemoDevice;
 let dataDir: string;
 let eid = 0;
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startReportReceiver>>;
 let receiverUrl = "";
-const received: string[] = [];
+let projectKey = "";
+let agent: SimulatedAgent;
 
 const COLLEAGUE = { email: "line-lead@example.com", password: "linelead1", name: "Line Lead" };
 
@@ -52,23 +56,21 @@ beforeAll(async () => {
     });
   }
   await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
-  // The customer's own server: records what it is sent.
-  const port = await freePort();
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      received.push(body);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+  // The customer's own server: checks each batch's signature with the key the owner copies
+  // from the page, and keeps the points.
+  receiver = await startReportReceiver({ key: () => projectKey });
+  receiverUrl = receiver.url;
+  // The device itself, reporting its tags every second.
+  agent = await startSimulatedAgent({
+    server: `ws://127.0.0.1:${platform.port}/mqtt`,
+    machineCode: demo.machineCode,
+    deviceSecret: demo.deviceSecret,
+    dataEvery: 1,
   });
-  await new Promise<void>((done) => receiver.listen(port, "127.0.0.1", done));
-  receiverUrl = `http://127.0.0.1:${port}/ingest`;
 });
 afterAll(async () => {
-  if (receiver) await new Promise((done) => receiver.close(done));
+  await agent?.stop();
+  await receiver?.close();
   await platform?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -122,7 +124,8 @@ describe("projects in the browser", () => {
       // The key, once.
       const key = page.locator(tid("project-key-value"));
       await key.waitFor();
-      expect((await key.textContent())?.trim()).toMatch(/^[\w-]{32}$/);
+      projectKey = (await key.textContent())?.trim() ?? "";
+      expect(projectKey).toMatch(/^[\w-]{32}$/);
       expect(await page.textContent(tid("project-key-modal"))).toContain(
         "this key will not be shown again",
       );
@@ -176,11 +179,30 @@ describe("projects in the browser", () => {
       await settle(page);
       await page.screenshot({ path: "/tmp/kw-projects-settings-en.png" });
 
-      // Delivery: its state for this server.
+      // Delivery: the device's tags reach the receiver, signed; the tab follows by itself.
       await page.click(tid("project-tab-delivery"));
       await page.locator(tid("project-delivery")).waitFor();
       expect(await page.textContent(tid("project-delivery-server"))).toBe(receiverUrl);
-      await page.click(tid("project-delivery-refresh"));
+      await expect.poll(() => receiver.points.length, { timeout: 20_000 }).toBeGreaterThan(2);
+      expect(receiver.state.refused).toBe(0);
+      const first = receiver.points[0];
+      expect(first.machineCode).toBe(demo.machineCode);
+      expect(Object.keys(first.values).sort()).toEqual([
+        "Line.Temperature",
+        "Pump1.Speed",
+        "Tank1.Level",
+      ]);
+      const seqs = receiver.points.map((p) => p.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      await expect
+        .poll(
+          async () => Number(await page.getAttribute(tid("project-delivery"), "data-delivered")),
+          {
+            timeout: 15_000,
+          },
+        )
+        .toBeGreaterThan(2);
+      expect(await page.textContent(tid("project-delivery-last-success"))).not.toBe("Never");
       await settle(page);
       await page.screenshot({ path: "/tmp/kw-projects-delivery-en.png" });
 

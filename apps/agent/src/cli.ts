@@ -29,6 +29,7 @@ run: the device side.
   --simulate            run a simulated HMI (tags, alarms, a web page)
   --http-port PORT      simulated HMI's web port (default 8000)
   --alarm-every S       simulate: a random alarm every S seconds (default 0 = off)
+  --data-every S        simulate: report the tags as data every S seconds (default 5; 0 = off)
   --backoff-max S       longest wait between reconnect attempts (default 30)
 
 forward: a local TCP port on this PC reaching a target on the device's LAN through the cloud,
@@ -82,6 +83,7 @@ const RUN_OPTIONS = {
   simulate: { type: "boolean" },
   "http-port": { type: "string" },
   "alarm-every": { type: "string" },
+  "data-every": { type: "string" },
   "backoff-max": { type: "string" },
   tunnel: { type: "string" },
   target: { type: "string" },
@@ -128,11 +130,12 @@ async function main(argv: string[]): Promise<void> {
   const secret = values.secret ?? usageError("--secret is required");
   if (!code) usageError("--code must not be empty");
   if (!secret) usageError("--secret must not be empty");
-  if (!values.simulate && (values["http-port"] || values["alarm-every"])) {
-    usageError("--http-port and --alarm-every need --simulate");
+  if (!values.simulate && (values["http-port"] || values["alarm-every"] || values["data-every"])) {
+    usageError("--http-port, --alarm-every and --data-every need --simulate");
   }
   const httpPort = count("http-port", values["http-port"], 8000, 65_535);
   const alarmEvery = count("alarm-every", values["alarm-every"], 0);
+  const dataEvery = count("data-every", values["data-every"], 5);
   const locationEvery = count("location-every", values["location-every"], 600);
   const backoffMax = count("backoff-max", values["backoff-max"], 30, 3600);
   if (backoffMax < 1) usageError("--backoff-max must be at least 1");
@@ -186,7 +189,9 @@ async function main(argv: string[]): Promise<void> {
   } else {
     console.log(`${new Date().toISOString()} remote access off (no --tunnel)`);
   }
-  const simulator = values.simulate ? new Simulator({ agent, httpPort, alarmEvery }) : undefined;
+  const simulator = values.simulate
+    ? new Simulator({ agent, httpPort, alarmEvery, dataEvery })
+    : undefined;
   if (simulator) {
     const port = await simulator.start();
     console.log(`${new Date().toISOString()} simulated HMI on http://localhost:${port}/`);

@@ -21,6 +21,8 @@ export interface SimulatorOptions {
   host?: string;
   /** Seconds between random alarms; 0 = none. */
   alarmEvery?: number;
+  /** Seconds between tag reports on `data` (for a reporting project); 0 = none. */
+  dataEvery?: number;
 }
 
 interface Tags {
@@ -52,6 +54,8 @@ export class Simulator {
   private server: Server | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
   private alarmTimer: NodeJS.Timeout | undefined;
+  private dataTimer: NodeJS.Timeout | undefined;
+  private dataSent = 0;
   private tags: Tags = { "Tank1.Level": 62.5, "Pump1.Speed": 1450, "Line.Temperature": 41.2 };
   private recent: RecentAlarm[] = [];
 
@@ -63,6 +67,13 @@ export class Simulator {
     this.tickTimer = setInterval(() => this.tick(), 1000);
     const every = this.options.alarmEvery ?? 0;
     if (every > 0) this.alarmTimer = setInterval(() => this.randomAlarm(), every * 1000);
+    const dataEvery = this.options.dataEvery ?? 0;
+    if (dataEvery > 0)
+      this.dataTimer = setInterval(() => {
+        void this.options.agent.publishData({ ...this.tags }).then((sent) => {
+          if (sent) this.dataSent += 1;
+        });
+      }, dataEvery * 1000);
     const server = createServer((req, res) => {
       this.handle(req, res).catch((error) => {
         send(res, 500, { error: error instanceof Error ? error.message : String(error) });
@@ -80,6 +91,7 @@ export class Simulator {
   async stop(): Promise<void> {
     clearInterval(this.tickTimer);
     clearInterval(this.alarmTimer);
+    clearInterval(this.dataTimer);
     const server = this.server;
     if (!server) return;
     server.closeAllConnections();
@@ -95,6 +107,7 @@ export class Simulator {
       connection: agent.connection,
       cloudSwitch: agent.cloudSwitch,
       tags: this.tags,
+      dataSent: this.dataSent,
       queued: agent.queued.length,
       delivered: agent.delivered,
       lastError: agent.lastError ?? null,

@@ -1039,6 +1039,11 @@ const en = {
     deliveryNothing: "Nothing delivered yet",
     deliveryNothingHint: "Points appear here once a machine of the project sends data.",
     deliveryFailed: "Delivery is failing",
+    deliveryRecovered: "An earlier delivery failed; delivery has resumed since",
+    deliveryNextAttempt: "Next try at {{time}}",
+    dropped: "Refused (data count used up)",
+    deliverySigning:
+      "Each batch is sent as JSON with its points in order; every point has a sequence number (seq) that never changes, so a batch sent again can be recognised. HTTPS: POST with the headers X-Keyway-Timestamp (Unix seconds) and X-Keyway-Signature: sha256=HMAC-SHA256(project key, timestamp + \".\" + body); refuse timestamps more than 5 minutes off. MQTT: published at QoS 1 on the URL's path (or keyway/projects/{{id}}/data) with the same two values as MQTT 5 user properties.",
   },
   ezviz: {
     intro:

@@ -1010,6 +1010,11 @@ const zh: Messages = {
     deliveryNothing: "尚未上报任何数据",
     deliveryNothingHint: "项目中的设备发送数据后，这里会显示上报情况。",
     deliveryFailed: "上报失败",
+    deliveryRecovered: "此前的一次上报失败，之后已恢复上报",
+    deliveryNextAttempt: "下次重试：{{time}}",
+    dropped: "已拒收（数据条数已用完）",
+    deliverySigning:
+      "每批数据以 JSON 发送，数据点按顺序排列；每个数据点带有不变的序号（seq），重发的批次可据此识别。HTTPS：POST 请求带请求头 X-Keyway-Timestamp（Unix 秒）与 X-Keyway-Signature: sha256=HMAC-SHA256(项目密钥, 时间戳 + \".\" + 请求体)；时间戳与当前时间相差超过 5 分钟的请求应拒绝。MQTT：以 QoS 1 发布到地址中的路径（未填写则为 keyway/projects/{{id}}/data），上述两个值作为 MQTT 5 用户属性附带。",
   },
   ezviz: {
     intro:

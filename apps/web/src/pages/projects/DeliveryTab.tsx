@@ -28,6 +28,8 @@ export function DeliveryTab({ project }: { project: ProjectView }) {
     queryKey: queryKeys.projectPart(project.id, "server"),
     queryFn: () => projectsApi.server(project.id),
     meta: { silent: true },
+    // Live while the tab is open: points arrive and leave every few seconds.
+    refetchInterval: 5_000,
   });
   const refresh = (
     <Button
@@ -56,6 +58,10 @@ export function DeliveryTab({ project }: { project: ProjectView }) {
   const d = s.delivery;
   const on = s.report_state === 1;
   const nothingYet = d.delivered === 0 && d.backlog === 0 && !d.last_failure_at;
+  // Failing now: the last failure came after the last success.
+  const failing =
+    !!d.last_failure_at &&
+    (!d.last_success_at || Date.parse(d.last_failure_at) >= Date.parse(d.last_success_at));
 
   return (
     <Flex
@@ -97,7 +103,18 @@ export function DeliveryTab({ project }: { project: ProjectView }) {
                 value={d.delivered}
                 data-testid="project-delivery-delivered"
               />
-              <Statistic title={t("project.availableCount")} value={project.available_count} />
+              <Statistic
+                title={t("project.availableCount")}
+                value={Math.max(0, project.report_count - d.delivered)}
+              />
+              {d.dropped > 0 && (
+                <Statistic
+                  title={t("project.dropped")}
+                  value={d.dropped}
+                  styles={{ content: { color: "#cf1322" } }}
+                  data-testid="project-delivery-dropped"
+                />
+              )}
             </Flex>
           </Card>
           {nothingYet && (
@@ -141,13 +158,28 @@ export function DeliveryTab({ project }: { project: ProjectView }) {
           />
           {d.last_error && (
             <Alert
-              type="error"
+              type={failing ? "error" : "warning"}
               showIcon
-              title={t("project.deliveryFailed")}
-              description={d.last_error}
+              title={failing ? t("project.deliveryFailed") : t("project.deliveryRecovered")}
+              description={
+                <Flex vertical gap={2}>
+                  <Typography.Text code>{d.last_error}</Typography.Text>
+                  {failing && d.next_attempt_at && (
+                    <Typography.Text type="secondary">
+                      {t("project.deliveryNextAttempt", {
+                        time: formatDateTime(d.next_attempt_at),
+                      })}
+                    </Typography.Text>
+                  )}
+                </Flex>
+              }
               data-testid="project-delivery-error"
+              data-failing={failing ? 1 : 0}
             />
           )}
+          <Typography.Paragraph type="secondary" style={{ marginBottom: 0, fontSize: 12 }}>
+            {t("project.deliverySigning", { id: project.id })}
+          </Typography.Paragraph>
         </>
       )}
     </Flex>
