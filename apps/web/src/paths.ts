@@ -22,7 +22,18 @@ export const PATHS = {
   alarmCenter: "/alarmCenter",
   /** Enterprise (type=1) and maintenance (type=2) projects of the current enterprise. */
   project: "/project",
+  /** Cloud map: every device of the current context on a map, with a list beside it. */
+  cloudMap: "/cloudmap",
+  /** The cloud map full screen: no navigation, no header. */
+  mapCanvas: "/mapcanvas",
+  /** SCADA registration (public). */
+  scadaRegister: "/scadaRegister",
+  /** The brand's apps: versions, links and QR codes (public). */
+  appDownload: "/appDownload",
 } as const;
+
+/** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */
+export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([PATHS.scadaRegister]);
 
 /** The personal device list (SPEC §2: /index with listType=list). */
 export const PERSONAL_DEVICES_ROUTE = `${PATHS.index}?listType=list`;

@@ -5,7 +5,9 @@ import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
 import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
 import { AlarmCenterPage } from "./pages/alarmCenter/AlarmCenterPage.tsx";
+import { AppDownloadPage } from "./pages/appDownload/AppDownloadPage.tsx";
 import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
+import { CloudMapPage, MapCanvasPage } from "./pages/cloudMap/CloudMapPage.tsx";
 import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
 import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
 import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
@@ -18,6 +20,7 @@ import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
 import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
 import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
+import { ScadaRegisterPage } from "./pages/scadaRegister/ScadaRegisterPage.tsx";
 import { LANDING_ROUTE, PATHS } from "./paths.ts";
 
 /**
@@ -33,6 +36,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.dataCenter, element: <DataCenterPage /> },
   { path: PATHS.alarmCenter, element: <AlarmCenterPage /> },
   { path: PATHS.project, element: <ProjectsPage /> },
+  { path: PATHS.cloudMap, element: <CloudMapPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 
@@ -65,6 +69,9 @@ export const router = createBrowserRouter([
       { path: PATHS.loginTimeout, element: <LoginTimeoutPage /> },
       { path: PATHS.backManage, element: <BackManagePage /> },
       { path: PATHS.administrateCenter, element: <AdministrateCenterPage /> },
+      { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
+      { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
+      { path: PATHS.appDownload, element: <AppDownloadPage /> },
       { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
       { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },
       { path: "*", element: <ToLogin /> },

@@ -1,11 +1,13 @@
-import { DownOutlined } from "@ant-design/icons";
+import { ApiOutlined, DownOutlined, MobileOutlined, RocketOutlined } from "@ant-design/icons";
 import type { UserInfo } from "@keyway/shared";
-import { Avatar, Popover, Skeleton } from "antd";
+import { Avatar, Popover, Skeleton, Typography } from "antd";
 import { useState } from "react";
 import { Link } from "react-router";
+import { useClientConfig } from "../../api/portal.ts";
 import { BrandLogo } from "../../brand/BrandLogo.tsx";
 import { LanguageSwitch } from "../../components/LanguageSwitch.tsx";
-import { LANDING_ROUTE } from "../../paths.ts";
+import { useLang } from "../../i18n/index.ts";
+import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { initialsOf, UserInfoPanel } from "./UserInfoPanel.tsx";
 import { useLogout } from "./useLogout.ts";
 
@@ -19,6 +21,7 @@ export function AppHeader({ user }: { user: UserInfo | undefined }) {
         <BrandLogo size={32} />
       </Link>
       <div className="kw-header-right">
+        <HeaderLinks />
         <LanguageSwitch />
         <Popover
           trigger="click"
@@ -51,5 +54,35 @@ export function AppHeader({ user }: { user: UserInfo | undefined }) {
         </Popover>
       </div>
     </header>
+  );
+}
+
+/**
+ * The header's links: the new product version (when the server names one), the API
+ * documentation the server serves, and the brand's app download page.
+ */
+function HeaderLinks() {
+  const { t } = useLang();
+  const config = useClientConfig();
+  const newVersionUrl = config.data?.newVersionUrl;
+  return (
+    <nav className="kw-header-links" style={{ display: "flex", alignItems: "center", gap: 16 }}>
+      {newVersionUrl && (
+        <Typography.Link href={newVersionUrl} data-testid="header-new-version">
+          <RocketOutlined /> {t("portal.header.newVersion")}
+        </Typography.Link>
+      )}
+      <Typography.Link
+        href={config.data?.apiDocUrl ?? "/apiDoc"}
+        target="_blank"
+        rel="noopener"
+        data-testid="header-api-doc"
+      >
+        <ApiOutlined /> {t("portal.header.apiDoc")}
+      </Typography.Link>
+      <Link to={PATHS.appDownload} className="ant-typography" data-testid="header-app-download">
+        <MobileOutlined /> {t("portal.header.appDownload")}
+      </Link>
+    </nav>
   );
 }

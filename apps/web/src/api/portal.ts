@@ -1,0 +1,45 @@
+import type {
+  AppDownloadInfo,
+  ClientConfig,
+  MapPoint,
+  MapPointsResult,
+  ScadaRegistered,
+  ScadaRegistration,
+} from "@keyway/shared";
+import { useQuery } from "@tanstack/react-query";
+import { api } from "./client.ts";
+
+export type { AppDownloadInfo, ClientConfig, MapPoint, MapPointsResult };
+
+/** The map's context: personal (eid 0) or an enterprise, optionally one of its lists. */
+export interface MapQuery {
+  eid: number;
+  type?: 1 | 2;
+}
+
+/** Portal calls (contract: the header of packages/shared/src/portal.ts). */
+export const portalApi = {
+  mapPoints: (query: MapQuery) => api.post<MapPointsResult>("/v1/cloudmap/points", { ...query }),
+  /** Public; refused with 507 after three a day from one e-mail, 429 when one address sends many. */
+  scadaRegister: (form: ScadaRegistration) =>
+    api.post<ScadaRegistered>("/common/scadaRegister", { ...form }),
+  /** Public; the brand's versions, links and QR images. */
+  appDownload: (oemid: string) => api.post<AppDownloadInfo>("/common/appDownload", { oemid }),
+  clientConfig: () => api.get<ClientConfig>("/common/clientConfig"),
+};
+
+export const portalKeys = {
+  mapPoints: (query: MapQuery) => ["portal", "map", query.eid, query.type ?? 0] as const,
+  appDownload: (oemid: string, lang: string) => ["portal", "appDownload", oemid, lang] as const,
+  clientConfig: ["portal", "clientConfig"] as const,
+};
+
+/** What the server lets the client know of its configuration; fetched once per session. */
+export function useClientConfig() {
+  return useQuery({
+    queryKey: portalKeys.clientConfig,
+    queryFn: portalApi.clientConfig,
+    staleTime: Number.POSITIVE_INFINITY,
+    meta: { silent: true },
+  });
+}
