@@ -22,6 +22,8 @@ export const PATHS = {
   alarmCenter: "/alarmCenter",
   /** Enterprise (type=1) and maintenance (type=2) projects of the current enterprise. */
   project: "/project",
+  /** 4G IoT cards of the current context; one card at /iotCard/<ICCID>. */
+  iotCard: "/iotCard",
   /** Cloud map: every device of the current context on a map, with a list beside it. */
   cloudMap: "/cloudmap",
   /** The cloud map full screen: no navigation, no header. */
@@ -34,6 +36,11 @@ export const PATHS = {
 
 /** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */
 export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([PATHS.scadaRegister]);
+
+/** One 4G card's page (also what its QR code holds). */
+export function iotCardPath(iccid: string): string {
+  return `${PATHS.iotCard}/${encodeURIComponent(iccid)}`;
+}
 
 /** The personal device list (SPEC §2: /index with listType=list). */
 export const PERSONAL_DEVICES_ROUTE = `${PATHS.index}?listType=list`;

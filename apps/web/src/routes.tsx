@@ -11,6 +11,8 @@ import { CloudMapPage, MapCanvasPage } from "./pages/cloudMap/CloudMapPage.tsx";
 import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
 import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
 import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
+import { IotCardDetailPage } from "./pages/iotCards/IotCardDetailPage.tsx";
+import { IotCardsPage } from "./pages/iotCards/IotCardsPage.tsx";
 import { EzvizPage } from "./pages/ezviz/EzvizPage.tsx";
 import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
@@ -36,6 +38,8 @@ const mainPages: RouteObject[] = [
   { path: PATHS.dataCenter, element: <DataCenterPage /> },
   { path: PATHS.alarmCenter, element: <AlarmCenterPage /> },
   { path: PATHS.project, element: <ProjectsPage /> },
+  { path: PATHS.iotCard, element: <IotCardsPage /> },
+  { path: `${PATHS.iotCard}/:iccid`, element: <IotCardDetailPage /> },
   { path: PATHS.cloudMap, element: <CloudMapPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));

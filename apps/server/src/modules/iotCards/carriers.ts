@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { IotCardState, IotCarrier } from "@keyway/shared";
+import { formatTrafficKb, type IotCardState, type IotCarrier } from "@keyway/shared";
 import type { Clock } from "../../infra/clock.ts";
 
 /** What a carrier says about one card. Traffic in KB; dates as instants. */
@@ -56,6 +56,27 @@ function hashOf(text: string): number {
   return h;
 }
 
+/**
+ * How much of a month's traffic a simulated card has used by `now` (0-1): each day of the
+ * month weighs differently (weekends light, some days busier), so daily traffic varies
+ * while the month's total stays that of the card's profile.
+ */
+function usedShareOfMonth(iccid: string, start: Date, end: Date, now: Date): number {
+  const days = Math.round((end.getTime() - start.getTime()) / DAY_MS);
+  const weights = Array.from({ length: days }, (_, d) => {
+    const day = new Date(start.getTime() + d * DAY_MS + BEIJING_MS).getUTCDay();
+    const weekend = day === 0 || day === 6 ? 0.45 : 1;
+    return weekend * (0.6 + (hashOf(`${iccid}:${start.getTime()}:${d}`) % 1000) / 1000);
+  });
+  const total = weights.reduce((a, b) => a + b, 0);
+  const position = Math.min(days, Math.max(0, (now.getTime() - start.getTime()) / DAY_MS));
+  const whole = Math.floor(position);
+  let used = 0;
+  for (let d = 0; d < whole; d++) used += weights[d];
+  if (whole < days) used += weights[whole] * (position - whole);
+  return used / total;
+}
+
 const SPECIAL_STATES: Record<string, IotCardState> = {
   "90": "unactivated",
   "91": "activationPending",
@@ -85,8 +106,7 @@ export function createSimulatorCarrier(deps: { clock: Clock }): CarrierAdapter {
       const totalKb = [512 * MB, 1 * GB, 2 * GB, 5 * GB][last % 4];
       const activatedAt = new Date(Date.UTC(2025, 0, 1) + (h % 300) * DAY_MS);
       const monthStart = beijingMonthStart(now);
-      const monthLength = beijingMonthStart(now, 1).getTime() - monthStart.getTime();
-      const elapsed = (now.getTime() - monthStart.getTime()) / monthLength;
+      const elapsed = usedShareOfMonth(iccid, monthStart, beijingMonthStart(now, 1), now);
       const state: IotCardState = SPECIAL_STATES[tail] ?? "working";
       let usedKb: number;
       if (last === 9) usedKb = totalKb * Math.min(0.99, 0.9 + 0.09 * elapsed);
@@ -111,7 +131,7 @@ export function createSimulatorCarrier(deps: { clock: Clock }): CarrierAdapter {
         msisdn: `1440${String(h % 1_000_000_000).padStart(9, "0")}`,
         imsi: `46004${String(h % 10_000_000_000).padStart(10, "0")}`,
         state,
-        planName: `${Math.round(totalKb / MB)} MB / month`,
+        planName: `${formatTrafficKb(totalKb).replace(".00", "")} ${last === 8 ? "周包 weekly" : "月包 monthly"}`,
         totalKb,
         usedKb: Math.round(usedKb),
         expiresAt,

@@ -4,13 +4,14 @@ import type { ReactNode } from "react";
 import { useSearchParams } from "react-router";
 import { useLang } from "../../i18n/index.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { CardTrafficTab } from "./CardTrafficTab.tsx";
 import { ContactsTab } from "./ContactsTab.tsx";
 import { DeviceSmsTab } from "./DeviceSmsTab.tsx";
 import { PushConfigTab } from "./PushConfigTab.tsx";
 import { RecordsTab } from "./RecordsTab.tsx";
 import { StockTab } from "./StockTab.tsx";
 
-const TABS = ["config", "devices", "contacts", "stock", "records"] as const;
+const TABS = ["config", "devices", "contacts", "stock", "records", "cardTraffic"] as const;
 type Tab = (typeof TABS)[number];
 
 function parseTab(value: string | null, enterprise: boolean): Tab {
@@ -51,6 +52,11 @@ export function DataCenterPage() {
         ]
       : []),
     { key: "records", label: t("alarmPush.tabs.records"), children: <RecordsTab eid={eid} /> },
+    {
+      key: "cardTraffic",
+      label: t("iotCard.trafficTab"),
+      children: <CardTrafficTab eid={eid} />,
+    },
   ];
 
   return (

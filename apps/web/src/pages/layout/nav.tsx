@@ -5,6 +5,7 @@ import {
   BarChartOutlined,
   CameraOutlined,
   ClusterOutlined,
+  CreditCardOutlined,
   EnvironmentOutlined,
   FolderOpenOutlined,
   MessageOutlined,
@@ -29,6 +30,7 @@ export type NavLabelKey =
   | "nav.maintenanceProjects"
   | "nav.cloudMap"
   | "nav.dataCenter"
+  | "nav.iotCards"
   | "nav.alarmCenter"
   | "nav.msgCenter";
 
@@ -130,6 +132,14 @@ export const NAV_CATALOGUE: readonly NavEntry[] = [
     path: "/dataCenter",
     label: "nav.dataCenter",
     icon: <BarChartOutlined />,
+    context: "both",
+    deviceType: "context",
+  },
+  {
+    key: "iotCard",
+    path: "/iotCard",
+    label: "nav.iotCards",
+    icon: <CreditCardOutlined />,
     context: "both",
     deviceType: "context",
   },
