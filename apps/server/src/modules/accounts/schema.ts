@@ -64,5 +64,93 @@ export const terminals = pgTable(
   ],
 );
 
+/**
+ * Two-factor login of a user (docs/decisions/loginFactors.md). The TOTP secret is sealed with
+ * the app's secret key; `enabledAt` is null while the set-up waits for its first code.
+ */
+export const twoFactorAuth = pgTable("two_factor_auth", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secretSealed: text("secret_sealed").notNull(),
+  setupExpiresAt: timestamp("setup_expires_at", { withTimezone: true }).notNull(),
+  enabledAt: timestamp("enabled_at", { withTimezone: true }),
+  /** The last accepted 30-second step: a code is accepted once. */
+  lastStep: integer("last_step").notNull().default(0),
+  failedCodes: integer("failed_codes").notNull().default(0),
+  failedCodesSince: timestamp("failed_codes_since", { withTimezone: true }),
+  lockedUntil: timestamp("locked_until", { withTimezone: true }),
+});
+
+/** One-time recovery codes; only their keyed hash is stored. */
+export const twoFactorRecoveryCodes = pgTable(
+  "two_factor_recovery_codes",
+  {
+    id: serial("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [index("two_factor_recovery_codes_user_idx").on(t.userId)],
+);
+
+/** The step between a right password and the second factor: a short-lived challenge. */
+export const loginChallenges = pgTable(
+  "login_challenges",
+  {
+    id: serial("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    keepLogin: boolean("keep_login").notNull().default(false),
+    terminalUuid: text("terminal_uuid").notNull().default(""),
+    terminalType: text("terminal_type").notNull().default(""),
+    terminalName: text("terminal_name").notNull().default(""),
+    terminalOs: text("terminal_os").notNull().default(""),
+    tries: integer("tries").notNull().default(0),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("login_challenges_token_hash_key").on(t.tokenHash)],
+);
+
+/**
+ * A QR-code login: the QR's token and the desktop's check token (both hashed), the desktop's
+ * terminal, and how far it got (waiting → scanned → confirmed → used, or cancelled).
+ */
+export const qrLogins = pgTable(
+  "qr_logins",
+  {
+    id: serial("id").primaryKey(),
+    qrTokenHash: text("qr_token_hash").notNull(),
+    checkTokenHash: text("check_token_hash").notNull(),
+    state: text("state", { enum: ["waiting", "scanned", "confirmed", "cancelled", "used"] })
+      .notNull()
+      .default("waiting"),
+    keepLogin: boolean("keep_login").notNull().default(false),
+    oemId: text("oem_id"),
+    terminalUuid: text("terminal_uuid").notNull().default(""),
+    terminalType: text("terminal_type").notNull().default(""),
+    terminalName: text("terminal_name").notNull().default(""),
+    terminalOs: text("terminal_os").notNull().default(""),
+    ip: text("ip").notNull().default(""),
+    /** The phone's user and terminal once confirmed. */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    confirmedByTerminalId: integer("confirmed_by_terminal_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("qr_logins_qr_token_hash_key").on(t.qrTokenHash),
+    uniqueIndex("qr_logins_check_token_hash_key").on(t.checkTokenHash),
+    index("qr_logins_expires_idx").on(t.expiresAt),
+  ],
+);
+
 export type User = typeof users.$inferSelect;
 export type Terminal = typeof terminals.$inferSelect;
+export type TwoFactorAuth = typeof twoFactorAuth.$inferSelect;
+export type QrLogin = typeof qrLogins.$inferSelect;
