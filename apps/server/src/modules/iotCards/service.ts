@@ -387,17 +387,22 @@ export function createIotCardService(deps: {
    * older than IOT_CARD_REFRESH.everyHours (reading more often than the carriers' 6-12 hour
    * lag shows nothing new). Returns how many cards were read.
    */
-  async function refreshDue(limit = 200): Promise<number> {
+  async function refreshDue(batch = 200): Promise<number> {
     if (passRunning) return passRunning;
     passRunning = (async () => {
       await sync();
       const cutoff = new Date(clock.now().getTime() - IOT_CARD_REFRESH.everyHours * HOUR_MS);
-      const due = await claim(
-        or(isNull(iotCards.refreshedAt), lt(iotCards.refreshedAt, cutoff)),
-        limit,
-      );
-      await readAll(due);
-      return due.length;
+      let read = 0;
+      // Batch by batch until nothing is due (a large fleet does not wait for the next pass).
+      for (;;) {
+        const due = await claim(
+          or(isNull(iotCards.refreshedAt), lt(iotCards.refreshedAt, cutoff)),
+          batch,
+        );
+        await readAll(due);
+        read += due.length;
+        if (due.length < batch) return read;
+      }
     })().finally(() => {
       passRunning = null;
     });
