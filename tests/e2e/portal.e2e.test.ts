@@ -119,7 +119,9 @@ async function shownOnMap(
   page: Page,
 ): Promise<{ clusters: number; markers: number; total: number }> {
   return page.evaluate(() => {
-    const clusters = [...document.querySelectorAll<HTMLElement>('[data-testid="map-cluster"]')];
+    const clusters = Array.from(
+      document.querySelectorAll<HTMLElement>('[data-testid="map-cluster"]'),
+    );
     const markers = document.querySelectorAll('[data-testid="map-marker"]').length;
     const inClusters = clusters.reduce((sum, c) => sum + Number(c.dataset.count), 0);
     return { clusters: clusters.length, markers, total: inClusters + markers };

@@ -1111,7 +1111,8 @@ const en = {
       noPosition: "No position yet",
       noMatch: "No device matches the search",
       empty: "No devices in this context yet",
-      emptyHint: "Devices appear here once they are added; they show on the map once they report a position.",
+      emptyHint:
+        "Devices appear here once they are added; they show on the map once they report a position.",
       tilesFailed:
         "The map tiles could not be loaded (no connection to the tile server). The device list beside the map still works.",
       hiddenTitle: "The cloud map is hidden",
