@@ -1,17 +1,15 @@
-import { fork } from "node:child_process";
 import { loadavg } from "node:os";
-import path from "node:path";
 import { and, count, eq, isNotNull } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
-import { hashToken } from "../apps/server/src/infra/crypto.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
 import { alarmSends } from "../apps/server/src/modules/alarmNotify/schema.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
 import { deviceLinks, devices } from "../apps/server/src/modules/devices/schema.ts";
 import { messages } from "../apps/server/src/modules/messages/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo } from "../apps/server/src/seed.ts";
+import { forkLoad, insertBenchDevices } from "./fixtures.ts";
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -57,17 +55,7 @@ export async function run() {
     .from(users)
     .where(eq(users.email, DEMO_ACCOUNTS.user.email));
   const now = new Date();
-  const created = await database.db
-    .insert(devices)
-    .values(
-      Array.from({ length: DEVICES }, (_, i) => ({
-        code: `${PREFIX}${String(i).padStart(6, "0")}`,
-        secretHash: hashToken(SECRET),
-        passwordHash: "unused",
-        createdAt: now,
-      })),
-    )
-    .returning({ id: devices.id, code: devices.code });
+  const created = await insertBenchDevices(database.db, PREFIX, DEVICES, SECRET);
   await database.db.insert(deviceLinks).values(
     created.map((d) => ({
       deviceId: d.id,
@@ -99,30 +87,15 @@ export async function run() {
   if (emailOn.json().hwcode !== 0) throw new Error(`e-mail switch: ${emailOn.body}`);
 
   const started = Date.now();
-  const child = fork(
-    path.join(import.meta.dirname, "alarms-load.ts"),
-    [
-      "--port",
-      String(mqttPort),
-      "--push",
-      `ws://127.0.0.1:${httpPort}/ws?token=${token}`,
-      "--devices",
-      String(DEVICES),
-      "--secret",
-      SECRET,
-      "--prefix",
-      PREFIX,
-      "--rate",
-      String(RATE),
-      "--seconds",
-      String(SECONDS),
-    ],
-    { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] },
-  );
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  await new Promise((resolve) => child.on("exit", resolve));
-  const load = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as LoadFigures;
+  const load = await forkLoad<LoadFigures>("alarms-load.ts", {
+    port: mqttPort,
+    push: `ws://127.0.0.1:${httpPort}/ws?token=${token}`,
+    devices: DEVICES,
+    secret: SECRET,
+    prefix: PREFIX,
+    rate: RATE,
+    seconds: SECONDS,
+  }).figures;
 
   // The message centre (and the notification jobs) may still be catching up: wait until
   // every stored alarm is told, or nothing moves for 10 s.

@@ -1,17 +1,15 @@
-import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
-import path from "node:path";
 import { count, eq } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
-import { encryptSecret, hashToken } from "../apps/server/src/infra/crypto.ts";
+import { encryptSecret } from "../apps/server/src/infra/crypto.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
-import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { projectMachines, projects } from "../apps/server/src/modules/projects/schema.ts";
 import { reportPoints } from "../apps/server/src/modules/reporting/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo } from "../apps/server/src/seed.ts";
+import { forkLoad, insertBenchDevices } from "./fixtures.ts";
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10);
@@ -67,40 +65,17 @@ export async function run() {
     .from(users)
     .where(eq(users.email, DEMO_ACCOUNTS.user.email));
   const now = new Date();
-  const created = await database.db
-    .insert(devices)
-    .values(
-      Array.from({ length: DEVICES }, (_, i) => ({
-        code: `${PREFIX}${String(i).padStart(6, "0")}`,
-        secretHash: hashToken(SECRET),
-        passwordHash: "unused",
-        createdAt: now,
-      })),
-    )
-    .returning({ id: devices.id });
+  const created = await insertBenchDevices(database.db, PREFIX, DEVICES, SECRET);
 
-  const child = fork(
-    path.join(import.meta.dirname, "reporting-load.ts"),
-    [
-      "--port",
-      String(mqttPort),
-      "--devices",
-      String(DEVICES),
-      "--secret",
-      SECRET,
-      "--prefix",
-      PREFIX,
-      "--rate",
-      String(RATE),
-      "--seconds",
-      String(SECONDS),
-      "--outage",
-      String(OUTAGE),
-    ],
-    { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] },
-  );
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
+  const { child, figures } = forkLoad<LoadFigures>("reporting-load.ts", {
+    port: mqttPort,
+    devices: DEVICES,
+    secret: SECRET,
+    prefix: PREFIX,
+    rate: RATE,
+    seconds: SECONDS,
+    outage: OUTAGE,
+  });
   const receiverPort = await new Promise<number>((resolve) =>
     child.once("message", (m: { port: number }) => resolve(m.port)),
   );
@@ -130,8 +105,7 @@ export async function run() {
         .values(members.map((d) => ({ projectId: project.id, deviceId: d.id, createdAt: now })));
   }
   child.send({ keys });
-  await new Promise((resolve) => child.on("exit", resolve));
-  const load = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as LoadFigures;
+  const load = await figures;
   const [{ left }] = await database.db.select({ left: count() }).from(reportPoints);
   await app.close();
   await database.close();
