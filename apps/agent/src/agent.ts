@@ -69,7 +69,7 @@ const FLUSH_RETRY_MS = 5_000;
  */
 export class Agent {
   readonly options: AgentOptions;
-  private readonly topics: Record<"state" | "alarm" | "location" | "cmd", string>;
+  private readonly topics: Record<"state" | "alarm" | "location" | "data" | "cmd", string>;
   private queue: DurableQueue<AlarmPayload> | undefined;
   private client: MqttClient | undefined;
   private connection: ConnectionState = "stopped";
@@ -93,6 +93,7 @@ export class Agent {
       state: deviceTopic(code, "state"),
       alarm: deviceTopic(code, "alarm"),
       location: deviceTopic(code, "location"),
+      data: deviceTopic(code, "data"),
       cmd: deviceTopic(code, "cmd"),
     };
   }
@@ -174,6 +175,29 @@ export class Agent {
     this.log(`alarm ${alarm.id} queued (${alarm.type}: ${alarm.content})`);
     void this.flush();
     return alarm;
+  }
+
+  /**
+   * Publishes tag values (QoS 1) for the device's project, if it reports. Readings taken
+   * while offline are skipped, not queued: the next reading supersedes them (alarms, which
+   * must not be lost, go through the durable queue instead). Returns whether it was sent.
+   */
+  async publishData(values: Record<string, number | string | boolean | null>): Promise<boolean> {
+    const client = this.client;
+    if (!client?.connected) return false;
+    const now = Date.now();
+    const point = {
+      id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      time: now,
+      values,
+    };
+    try {
+      await client.publishAsync(this.topics.data, JSON.stringify(point), { qos: 1 });
+      return true;
+    } catch (error) {
+      this.log(`data not sent: ${errorText(error)}`);
+      return false;
+    }
   }
 
   /** Publishes the current location when connected and a location is known. */
