@@ -75,6 +75,8 @@ import { createVerificationService } from "./modules/verification/service.ts";
 import { createRelay } from "./modules/visits/relay.ts";
 import { visitRoutes } from "./modules/visits/routes.ts";
 import { createVisitService } from "./modules/visits/service.ts";
+import { wallRoutes } from "./modules/wall/routes.ts";
+import { createWallService } from "./modules/wall/service.ts";
 
 export interface AppDeps {
   config: Config;
@@ -316,6 +318,12 @@ export async function buildApp(deps: AppDeps) {
     enterpriseScope: enterprises.deviceScope,
     mayConfirmAll: access.mayConfirmAllAlarms,
   });
+  // The TV-box device wall: the same contexts as the alarm centre.
+  const wall = createWallService({
+    db,
+    personalScope: devices.personalScope,
+    enterpriseScope: enterprises.deviceScope,
+  });
   // Camera cloud accounts: EZVIZ key pairs checked at the open platform (EZVIZ_API_URL).
   const cameras = createCameraService({
     db,
@@ -360,6 +368,7 @@ export async function buildApp(deps: AppDeps) {
     gatewayRoutes(api, { gateway });
     locationRoutes(api, { location, auth });
     alarmRoutes(api, { alarms, auth });
+    wallRoutes(api, { wall, auth });
     accessRoutes(api, { access, messages, auth });
     alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
     messageRoutes(api, { messages, auth });

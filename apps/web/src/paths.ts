@@ -34,6 +34,17 @@ export const PATHS = {
   appDownload: "/appDownload",
 } as const;
 
+/** The mobile route (SPEC §2 /mobile) and its screens; phones are sent here (lib/deviceKind.ts). */
+export const MOBILE = {
+  root: "/mobile",
+  login: "/mobile/login",
+  /** One device: /mobile/device/<machine id>. */
+  device: "/mobile/device",
+  messages: "/mobile/messages",
+  alarms: "/mobile/alarms",
+  me: "/mobile/me",
+} as const;
+
 /** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */
 export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([PATHS.scadaRegister]);
 

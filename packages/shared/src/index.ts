@@ -17,3 +17,4 @@ export * from "./portal.ts";
 export * from "./projects.ts";
 export * from "./validation.ts";
 export * from "./visits.ts";
+export * from "./wall.ts";
