@@ -27,8 +27,10 @@ import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accessRoutes } from "./modules/access/routes.ts";
 import { createAccessService } from "./modules/access/service.ts";
-import { accountRoutes } from "./modules/accounts/routes.ts";
+import { createQrLoginService } from "./modules/accounts/qrLogin.ts";
+import { accountRoutes, qrLoginRoutes, twoFactorRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
+import { createTwoFactorService } from "./modules/accounts/twoFactor.ts";
 import {
   createAliyunSmsProvider,
   outboxSmsProvider,
@@ -203,6 +205,8 @@ export async function buildApp(deps: AppDeps) {
     db,
     clock,
     verification,
+    // Two-factor login: a right password gets a challenge instead of a session when it is on.
+    secondFactor: (user, input) => twoFactor.challengeFor(user, input),
     // Sessions ended from elsewhere (a login elsewhere, a removed terminal) are told at once.
     onTerminalsEnded: (userId, terminalIds, reason, loginIp) => {
       for (const id of terminalIds)
@@ -222,6 +226,13 @@ export async function buildApp(deps: AppDeps) {
           .catch((error) => app.log.error({ err: error }, "logout message not written"));
     },
   });
+  const twoFactor = createTwoFactorService({
+    db,
+    clock,
+    secretKey: config.SECRET_KEY,
+    openSession: accounts.openSession,
+  });
+  const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
   // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).
   const redisBus =
     !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
@@ -362,6 +373,8 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(async (api) => {
     accountRoutes(api, { accounts, auth });
+    qrLoginRoutes(api, { qrLogin, auth });
+    twoFactorRoutes(api, { twoFactor, accounts, auth });
     notifyRoutes(api, { notifier, operator });
     deviceRoutes(api, { devices, auth, operator });
     enterpriseRoutes(api, { enterprises, auth });

@@ -87,6 +87,28 @@ export const LOGIN_LOCK = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 }
 /** A token without keep-login lives one day; with keep-login, TOKEN_COOKIE_DAYS. */
 export const SESSION_TOKEN_HOURS = 24;
 
+/**
+ * QR-code login (docs/decisions/loginFactors.md): a QR lives `ttlSeconds`; the desktop polls
+ * qrLoginCheck every `pollMs` and fetches a new QR `refreshBeforeSeconds` before expiry.
+ */
+export const QR_LOGIN = { ttlSeconds: 120, pollMs: 1_500, refreshBeforeSeconds: 5 } as const;
+/**
+ * Two-factor login: TOTP per RFC 6238 (SHA-1, 6 digits, 30 s steps, one step of clock drift
+ * either way); the password step's challenge and its tries; per-account lock after wrong codes.
+ */
+export const TWO_FACTOR = {
+  digits: 6,
+  periodSeconds: 30,
+  driftSteps: 1,
+  recoveryCodes: 10,
+  setupMinutes: 10,
+  challengeMinutes: 5,
+  triesPerChallenge: 5,
+  maxFailures: 10,
+  windowMinutes: 15,
+  lockMinutes: 15,
+} as const;
+
 export function formatUnreadBadge(count: number): string {
   return count > UNREAD_BADGE_CAP ? `${UNREAD_BADGE_CAP}+` : String(count);
 }

@@ -62,6 +62,35 @@ export const HW = {
     "The new phone or e-mail must differ from the current one",
   ),
   TERMINAL_NOT_FOUND: entry("07010701", "终端不存在", "Terminal not found"),
+  // Two-factor login (docs/decisions/loginFactors.md)
+  TWO_FACTOR_REQUIRED: entry(
+    "07010113",
+    "请输入身份验证器中的 6 位验证码",
+    "Enter the 6-digit code from your authenticator app",
+  ),
+  TWO_FACTOR_CODE_ERROR: entry("07010801", "动态验证码错误", "Wrong authenticator code"),
+  TWO_FACTOR_CHALLENGE_EXPIRED: entry(
+    "07010802",
+    "登录验证已失效，请重新输入密码登录",
+    "This login step has expired; log in with your password again",
+  ),
+  TWO_FACTOR_LOCKED: entry(
+    "07010803",
+    "动态验证码错误次数过多，请稍后再试",
+    "Too many wrong codes; try again later",
+  ),
+  TWO_FACTOR_ALREADY_ON: entry("07010804", "两步验证已开启", "Two-factor login is already on"),
+  TWO_FACTOR_NOT_ON: entry("07010805", "两步验证未开启", "Two-factor login is not on"),
+  TWO_FACTOR_SETUP_EXPIRED: entry(
+    "07010806",
+    "设置已过期，请重新开始",
+    "The set-up has expired; please start again",
+  ),
+  // QR-code login
+  QR_EXPIRED: entry("07010901", "二维码已过期，请刷新", "The QR code has expired; refresh it"),
+  QR_USED: entry("07010902", "二维码已被使用", "The QR code has already been used"),
+  QR_CANCELLED: entry("07010903", "登录已在手机上取消", "The login was cancelled on the phone"),
+  QR_INVALID: entry("07010904", "二维码无效", "Invalid QR code"),
 
   // Codes SPEC §8 gives for later modules, kept here so the table stays the one place.
   DEVICE_ALREADY_ADDED: entry("04010112", "设备已被添加", "Device already added"),

@@ -15,6 +15,8 @@ export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./portal.ts";
 export * from "./projects.ts";
+export * from "./qrLogin.ts";
+export * from "./twoFactor.ts";
 export * from "./validation.ts";
 export * from "./visits.ts";
 export * from "./wall.ts";

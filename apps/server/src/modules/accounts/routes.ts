@@ -8,16 +8,24 @@ import {
   checkSmsCodeBody,
   confirmAccountQuery,
   deleteAccountBody,
+  disableTwoFactorBody,
   emailVerifyQuery,
+  enableTwoFactorBody,
+  getQrTokenBody,
   hideMapBody,
   loginBody,
   passVerifyQuery,
+  qrLoginCheckBody,
+  qrLoginConfirmBody,
+  qrLoginScanBody,
+  regenerateRecoveryCodesBody,
   registerBody,
   resetPasswordBody,
   sendEmailCodeBody,
   sendSmsCodeBody,
   terminalIdParams,
   tokenInfoQuery,
+  twoFactorLoginBody,
   userNameBody,
 } from "@keyway/shared";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
@@ -26,8 +34,10 @@ import { z } from "zod";
 import { callerOf, tokenOf } from "../../http/auth.ts";
 import { ok } from "../../http/envelope.ts";
 import { requestLang } from "../../http/lang.ts";
+import type { QrLoginService } from "./qrLogin.ts";
 import type { AccountService } from "./service.ts";
 import { accountRef, parseAccountString, type RequestContext } from "./service.ts";
+import type { TwoFactorService } from "./twoFactor.ts";
 
 /** Per-IP limits; per-account limits live in the services (login lock, code throttle). */
 const LOGIN_LIMIT = { rateLimit: { max: 20, timeWindow: "1 minute" } };
@@ -373,5 +383,184 @@ export function accountRoutes(
       await accounts.deleteAccount(callerOf(request).userId, request.body.password);
       return ok(null);
     },
+  );
+}
+
+/** Per-IP limits of the QR login: a desktop asks for a QR every two minutes and polls. */
+const QR_TOKEN_LIMIT = { rateLimit: { max: 10, timeWindow: "1 minute" } };
+const QR_CHECK_LIMIT = { rateLimit: { max: 90, timeWindow: "1 minute" } };
+
+/** QR-code login (SPEC §7 getQrToken, qrLoginCheck; the phone's scan and confirm). */
+export function qrLoginRoutes(
+  app: FastifyInstance,
+  deps: { qrLogin: QrLoginService; auth: preHandlerAsyncHookHandler },
+) {
+  const { qrLogin, auth } = deps;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ["account"];
+
+  r.post(
+    "/api/user/getQrToken",
+    {
+      schema: {
+        tags,
+        summary: "A QR code for logging this desktop in from a phone",
+        body: getQrTokenBody,
+      },
+      config: QR_TOKEN_LIMIT,
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(
+        await qrLogin.issue(
+          {
+            keepLogin: b.keepLogin ?? false,
+            oemId: b.loginOemId,
+            terminal: {
+              uuid: b.terminalUUID,
+              type: b.terminalType,
+              name: b.terminalName,
+              os: b.terminalOS,
+            },
+          },
+          contextOf(request, b.loginOemId),
+          `${request.protocol}://${request.host}`,
+        ),
+      );
+    },
+  );
+
+  r.post(
+    "/api/user/qrLoginCheck",
+    {
+      schema: {
+        tags,
+        summary: "The desktop's poll: waiting, scanned, or the session once confirmed",
+        body: qrLoginCheckBody,
+      },
+      config: QR_CHECK_LIMIT,
+    },
+    async (request) => ok(await qrLogin.check(request.body.checkToken, contextOf(request))),
+  );
+
+  r.post(
+    "/api/user/qrLoginScan",
+    {
+      schema: { tags, summary: "The phone opened a QR: who asks to log in", body: qrLoginScanBody },
+      preValidation: auth,
+      config: CHECK_LIMIT,
+    },
+    async (request) => ok(await qrLogin.scan(request.body.qrToken)),
+  );
+
+  r.post(
+    "/api/user/qrLoginConfirm",
+    {
+      schema: {
+        tags,
+        summary: "The phone lets the desktop in (confirm=1) or not (confirm=0)",
+        body: qrLoginConfirmBody,
+      },
+      preValidation: auth,
+      config: CHECK_LIMIT,
+    },
+    async (request) => {
+      await qrLogin.answer(request.body.qrToken, callerOf(request), request.body.confirm);
+      return ok(null);
+    },
+  );
+}
+
+/** Two-factor login: SPEC §7 enableTwoFactorAuthentication plus status, off, codes, login step. */
+export function twoFactorRoutes(
+  app: FastifyInstance,
+  deps: {
+    twoFactor: TwoFactorService;
+    accounts: AccountService;
+    auth: preHandlerAsyncHookHandler;
+  },
+) {
+  const { twoFactor, accounts, auth } = deps;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ["account"];
+  const userOf = (request: FastifyRequest) => accounts.requireUser(callerOf(request).userId);
+
+  r.get(
+    "/api/v1/users/twoFactorAuthentication",
+    { schema: { tags, summary: "Whether two-factor login is on" }, preValidation: auth },
+    async (request) => ok(await twoFactor.status(callerOf(request).userId)),
+  );
+
+  r.post(
+    "/api/v1/users/enableTwoFactorAuthentication",
+    {
+      schema: {
+        tags,
+        summary:
+          "Without code: a new authenticator secret (QR); with the current code: turn it on (recovery codes answered once)",
+        // No body at all starts a set-up.
+        body: enableTwoFactorBody.nullish(),
+      },
+      preValidation: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      const code = request.body?.code;
+      if (code) return ok(await twoFactor.confirmSetup(callerOf(request).userId, code));
+      const context = contextOf(request);
+      return ok(await twoFactor.beginSetup(await userOf(request), context.brand, context.lang));
+    },
+  );
+
+  r.delete(
+    "/api/v1/users/twoFactorAuthentication",
+    {
+      schema: {
+        tags,
+        summary: "Turn two-factor login off (password, or a current or recovery code)",
+        body: disableTwoFactorBody,
+      },
+      preValidation: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) => {
+      await twoFactor.disable(await userOf(request), request.body);
+      return ok(null);
+    },
+  );
+
+  r.post(
+    "/api/v1/users/twoFactorRecoveryCodes",
+    {
+      schema: {
+        tags,
+        summary: "Ten new recovery codes (the old ones stop working)",
+        body: regenerateRecoveryCodesBody,
+      },
+      preValidation: auth,
+      config: LOGIN_LIMIT,
+    },
+    async (request) =>
+      ok(await twoFactor.regenerateRecoveryCodes(callerOf(request).userId, request.body.code)),
+  );
+
+  r.post(
+    "/api/user/twoFactorLogin",
+    {
+      schema: {
+        tags,
+        summary: "Login, second step: the challenge of the password step and the code",
+        body: twoFactorLoginBody,
+      },
+      config: LOGIN_LIMIT,
+    },
+    async (request) =>
+      ok(
+        await twoFactor.completeLogin(
+          request.body.challenge,
+          request.body.code,
+          contextOf(request),
+        ),
+      ),
   );
 }

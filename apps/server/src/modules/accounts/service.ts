@@ -71,6 +71,14 @@ export function createAccountService(deps: {
   db: Db;
   clock: Clock;
   verification: VerificationService;
+  /**
+   * Two-factor login (twoFactor.ts): after a right password, a challenge instead of a
+   * session when the user has it on (null: go on).
+   */
+  secondFactor?: (
+    user: User,
+    input: { keepLogin: boolean; terminal: TerminalInfo },
+  ) => Promise<{ challenge: string; expiredTime: string } | null>;
   /** Terminals whose session ended because of something done elsewhere (push a logout). */
   onTerminalsEnded?: (
     userId: number,
@@ -198,7 +206,29 @@ export function createAccountService(deps: {
       throw fail(locked ? "ACCOUNT_LOCKED" : "PASSWORD_ERROR");
     }
     if (!user.activatedAt) throw fail("ACCOUNT_NOT_ACTIVATED");
+    const challenge = await deps.secondFactor?.(user, input);
+    if (challenge) {
+      await db
+        .update(users)
+        .set({ failedLogins: 0, failedLoginsSince: null, lockedUntil: null })
+        .where(eq(users.id, user.id));
+      throw fail("TWO_FACTOR_REQUIRED", challenge);
+    }
+    return openSession(user, input, context);
+  }
 
+  /**
+   * A new session for a user already proven (password, password + second factor, or a QR
+   * confirmed on a logged-in phone): one token per terminal, one live session per kind of
+   * terminal (`keepTerminalId` is spared: the phone that confirmed a QR login stays).
+   */
+  async function openSession(
+    user: User,
+    input: { keepLogin: boolean; terminal: TerminalInfo },
+    context: RequestContext,
+    options: { keepTerminalId?: number } = {},
+  ) {
+    const now = clock.now();
     const token = newToken();
     const lifetimeMs = input.keepLogin
       ? TOKEN_COOKIE_DAYS * 24 * 3600_000
@@ -226,7 +256,14 @@ export function createAccountService(deps: {
       const others = await tx
         .delete(terminals)
         .where(
-          and(eq(terminals.userId, user.id), eq(terminals.type, type), ne(terminals.uuid, uuid)),
+          and(
+            eq(terminals.userId, user.id),
+            eq(terminals.type, type),
+            ne(terminals.uuid, uuid),
+            options.keepTerminalId === undefined
+              ? undefined
+              : ne(terminals.id, options.keepTerminalId),
+          ),
         )
         .returning({ id: terminals.id });
       await tx.insert(terminals).values({
@@ -459,6 +496,7 @@ export function createAccountService(deps: {
     register,
     activate,
     login,
+    openSession,
     authenticate,
     logout,
     userInfo,
@@ -477,6 +515,7 @@ export function createAccountService(deps: {
     emailInUse,
     createActivatedUser,
     findUser,
+    requireUser,
   };
 }
 
