@@ -1,3 +1,4 @@
+import type { ProvisionedDevice } from "@keyway/shared";
 import { desc, eq } from "drizzle-orm";
 import { type AppDeps, buildApp } from "../app.ts";
 import { type Config, testConfig } from "../config.ts";
@@ -115,6 +116,30 @@ export async function createHarness(
     return res.body.hwdata.result.token;
   }
 
+  /** New machine codes from the operator's back-office call (`operator`: their token). */
+  async function provision(operator: string, count = 1, model = ""): Promise<ProvisionedDevice[]> {
+    const res = await call("POST", "/api/operator/v1/devices/provision", {
+      form: { count, model },
+      token: operator,
+    });
+    if (res.body.hwcode !== 0) throw new Error(`provision failed: ${JSON.stringify(res.body)}`);
+    return res.body.hwdata.list;
+  }
+
+  /** Adds a provisioned device to `token`'s personal list (its first adder is the Akey). */
+  async function addDevice(token: string, device: ProvisionedDevice, name: string) {
+    const res = await call("POST", "/api/machine/add", {
+      form: {
+        machineName: name,
+        machineCode: device.machineCode,
+        machinePwd: device.devicePassword,
+      },
+      token,
+    });
+    if (res.body.hwcode !== 0) throw new Error(`add failed: ${JSON.stringify(res.body)}`);
+    return { id: res.body.hwdata.machine_id as number, code: device.machineCode };
+  }
+
   return {
     /** The running app (a new one after `restart`). */
     get app() {
@@ -126,6 +151,8 @@ export async function createHarness(
     lastCode,
     signUp,
     login,
+    provision,
+    addDevice,
     /** A restart: the app is closed and a new one built on the same database. */
     async restart(reporting: AppDeps["reporting"] = opts.reporting) {
       if (!stopped) await app.close();

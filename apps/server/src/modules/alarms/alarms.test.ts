@@ -41,13 +41,7 @@ async function person(name: string): Promise<Person> {
   return { token: await h.signUp(email, "secret123", name), email, name };
 }
 
-async function provision(): Promise<ProvisionedDevice> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count: 1 },
-    token: operator,
-  });
-  return res.body.hwdata.list[0];
-}
+const provision = async () => (await h.provision(operator))[0];
 
 async function ownedDevice(owner: Person, machineName = "Press line") {
   const device = await provision();

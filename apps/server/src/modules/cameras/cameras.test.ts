@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { HW, LOCATION_REFRESH_PER_DAY, type ProvisionedDevice } from "@keyway/shared";
+import { HW, LOCATION_REFRESH_PER_DAY, } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.ts";
@@ -119,13 +119,7 @@ let admin: string;
 let stranger: string;
 const devices: Array<{ id: number; code: string }> = [];
 
-async function provision(count: number): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count },
-    token: operator,
-  });
-  return res.body.hwdata.list;
-}
+const provision = (count: number) => h.provision(operator, count);
 
 const addAccount = (token: string, form: Record<string, string | number>) =>
   h.call("POST", "/api/device/v1/ezviz/account", {

@@ -21,14 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function provision(count = 1, model = ""): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count, model },
-    token: operator,
-  });
-  expect(res.body.hwcode).toBe(0);
-  return res.body.hwdata.list;
-}
+const provision = (count = 1, model = "") => h.provision(operator, count, model);
 
 async function add(token: string, d: ProvisionedDevice, name = "Line 1 HMI", extra = {}) {
   return h.call<Machine>("POST", "/api/machine/add", {

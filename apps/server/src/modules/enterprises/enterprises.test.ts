@@ -13,13 +13,7 @@ let eid: number;
 let own: ProvisionedDevice[]; // Acme's devices (type 1)
 let serviced: ProvisionedDevice; // a device Acme maintains (type 2)
 
-async function provision(count: number): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count },
-    token: operator,
-  });
-  return res.body.hwdata.list;
-}
+const provision = (count: number) => h.provision(operator, count);
 
 const devicelist = (token: string, form: Record<string, string | number>) =>
   h.call<{ list: Machine[]; total: number }>(

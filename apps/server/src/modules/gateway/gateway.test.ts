@@ -1,5 +1,4 @@
 import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
-import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,13 +24,7 @@ afterAll(async () => {
   await h.close();
 });
 
-async function provision(): Promise<ProvisionedDevice> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count: 1, model: "MT8071iE" },
-    token: operator,
-  });
-  return res.body.hwdata.list[0];
-}
+const provision = async () => (await h.provision(operator, 1, "MT8071iE"))[0];
 
 /** Connects as a device; resolves on CONNACK, rejects on refusal. */
 function connect(

@@ -25,13 +25,7 @@ const WEEKLY = "89860400000000000208";
 const SUSPENDED = "89860400000000000392";
 const FARM = "89860400000000000503";
 
-async function provision(count: number): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count },
-    token: operator,
-  });
-  return res.body.hwdata.list;
-}
+const provision = (count: number) => h.provision(operator, count);
 
 async function userId(token: string): Promise<number> {
   const res = await h.call("GET", "/api/user/selectInfo", { token });
@@ -68,17 +62,8 @@ beforeAll(async () => {
   colleague = await h.signUp("colleague@farm.com");
   stranger = await h.signUp("stranger@example.com");
   ownerId = await userId(owner);
-  for (const d of await provision(4)) {
-    const added = await h.call("POST", "/api/machine/add", {
-      form: {
-        machineName: `Pump ${d.machineCode.slice(-3)}`,
-        machineCode: d.machineCode,
-        machinePwd: d.devicePassword,
-      },
-      token: owner,
-    });
-    devices.push({ id: added.body.hwdata.machine_id, code: d.machineCode });
-  }
+  for (const d of await provision(4))
+    devices.push(await h.addDevice(owner, d, `Pump ${d.machineCode.slice(-3)}`));
   await report(devices[0], HEAVY);
   await report(devices[1], WEEKLY);
   await report(devices[2], SUSPENDED);

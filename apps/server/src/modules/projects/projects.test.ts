@@ -1,4 +1,4 @@
-import { HW, PROJECT_REPORT_COUNT_WEIGHT, type ProvisionedDevice } from "@keyway/shared";
+import { HW, PROJECT_REPORT_COUNT_WEIGHT } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
@@ -12,13 +12,7 @@ let colleagueId: number;
 let ownerId: number;
 const devices: Array<{ id: number; code: string }> = [];
 
-async function provision(count: number): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count },
-    token: operator,
-  });
-  return res.body.hwdata.list;
-}
+const provision = (count: number) => h.provision(operator, count);
 
 async function userId(token: string): Promise<number> {
   const res = await h.call("GET", "/api/user/selectInfo", { token });
@@ -41,17 +35,8 @@ beforeAll(async () => {
   stranger = await h.signUp("stranger@example.com");
   ownerId = await userId(owner);
   colleagueId = await userId(colleague);
-  for (const d of await provision(3)) {
-    const added = await h.call("POST", "/api/machine/add", {
-      form: {
-        machineName: `HMI ${d.machineCode.slice(-3)}`,
-        machineCode: d.machineCode,
-        machinePwd: d.devicePassword,
-      },
-      token: owner,
-    });
-    devices.push({ id: added.body.hwdata.machine_id, code: d.machineCode });
-  }
+  for (const d of await provision(3))
+    devices.push(await h.addDevice(owner, d, `HMI ${d.machineCode.slice(-3)}`));
 });
 afterAll(() => h.close());
 

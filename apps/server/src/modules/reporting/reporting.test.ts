@@ -1,4 +1,3 @@
-import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,13 +24,7 @@ let broker: Awaited<ReturnType<typeof startMosquitto>>;
 const machines: Array<{ id: number; code: string }> = [];
 const closers: Array<() => Promise<unknown> | unknown> = [];
 
-async function provision(count: number): Promise<ProvisionedDevice[]> {
-  const res = await h.call("POST", "/api/operator/v1/devices/provision", {
-    form: { count },
-    token: operator,
-  });
-  return res.body.hwdata.list;
-}
+const provision = (count: number) => h.provision(operator, count);
 
 /** A project of the owner with the given machines, reporting to `server`; its key. */
 async function project(
@@ -98,17 +91,8 @@ beforeAll(async () => {
   await seedDemo(h.app.services.accounts);
   operator = await h.login("operator@keyway.local", "operator123");
   owner = await h.signUp("owner@plant.com");
-  for (const d of await provision(8)) {
-    const added = await h.call("POST", "/api/machine/add", {
-      form: {
-        machineName: `HMI ${d.machineCode.slice(-3)}`,
-        machineCode: d.machineCode,
-        machinePwd: d.devicePassword,
-      },
-      token: owner,
-    });
-    machines.push({ id: added.body.hwdata.machine_id, code: d.machineCode });
-  }
+  for (const d of await provision(8))
+    machines.push(await h.addDevice(owner, d, `HMI ${d.machineCode.slice(-3)}`));
 });
 afterAll(async () => {
   await h?.close();
@@ -349,11 +333,7 @@ describe("data reporting over MQTT (Mosquitto)", () => {
     const machine = machines[0];
     // machines[0] is in the first project; a device reports to one project, so use a new one.
     const [d] = await provision(1);
-    const added = await h.call("POST", "/api/machine/add", {
-      form: { machineName: "Filler", machineCode: d.machineCode, machinePwd: d.devicePassword },
-      token: owner,
-    });
-    const filler = { id: added.body.hwdata.machine_id as number, code: d.machineCode };
+    const filler = await h.addDevice(owner, d, "Filler");
     expect(filler.id).not.toBe(machine.id);
 
     const subscriber = await mqtt.connectAsync(broker.url, { protocolVersion: 5 });
