@@ -321,6 +321,7 @@ export async function buildApp(deps: AppDeps) {
     requireEnterpriseList: (userId, eid, type) =>
       enterprises.requireList({ userId, role: "user" }, eid, type),
     delivery: (projectId) => reporting.view(projectId),
+    reportSettingsChanged: (projectId) => reporting.retryNow(projectId),
   });
   const alarms = createAlarmService({
     db,

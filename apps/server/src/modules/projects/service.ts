@@ -54,6 +54,11 @@ export function createProjectService(deps: {
   requireEnterpriseList: (userId: number, eid: number, type: 1 | 2) => Promise<unknown>;
   /** Delivery figures of a project (the reporting module); zeros until it reports. */
   delivery?: (projectId: number) => Promise<ProjectDeliveryView>;
+  /**
+   * The project's server, key, switch or data count changed: a delivery waiting out a
+   * backoff is tried again now (the owner just fixed what failed).
+   */
+  reportSettingsChanged?: (projectId: number) => Promise<void>;
 }) {
   const { db, clock } = deps;
 
@@ -228,6 +233,7 @@ export function createProjectService(deps: {
       })
       .where(eq(projects.id, projectId))
       .returning();
+    await deps.reportSettingsChanged?.(projectId);
     return viewOne(p, PROJECT_LEVEL.owner);
   }
 
@@ -257,6 +263,7 @@ export function createProjectService(deps: {
       .update(projects)
       .set({ secretKeySealed: seal(key) })
       .where(eq(projects.id, projectId));
+    await deps.reportSettingsChanged?.(projectId);
     return { secret_key: key };
   }
 
@@ -429,6 +436,7 @@ export function createProjectService(deps: {
         .set({ reportCount: sql`${projects.reportCount} + ${PROJECT_REPORT_COUNT_WEIGHT}` })
         .where(eq(projects.id, projectId));
     });
+    await deps.reportSettingsChanged?.(projectId);
     const all = await machinesOf(userId, projectId);
     return all.list.find((m) => m.machine_id === deviceId) as ProjectMachineView;
   }

@@ -377,5 +377,14 @@ describe("data reporting over MQTT (Mosquitto)", () => {
     const state = await delivery(named.id);
     expect(state).toMatchObject({ backlog: 1, delivered: 4 });
     expect(state.last_error).toMatch(/broker not reachable/);
+
+    // The owner fixes the address: the point goes at once, not after the backoff.
+    await h.call("POST", "/api/project/edit", {
+      form: { id: named.id, server: broker.url },
+      token: owner,
+    });
+    expect(await h.app.services.reporting.deliverDue()).toBe(1);
+    for (let i = 0; i < 50 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.parse(got[2].body).points[0].values).toEqual({ speed: 104 });
   });
 });

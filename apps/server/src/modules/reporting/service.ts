@@ -381,10 +381,20 @@ export function createReportingService(deps: {
     };
   }
 
+  /** Ends a project's backoff: its next delivery is due now. */
+  async function retryNow(projectId: number): Promise<void> {
+    await db
+      .update(reportDeliveries)
+      .set({ nextAttemptAt: null, failures: 0 })
+      .where(eq(reportDeliveries.projectId, projectId));
+    wake();
+  }
+
   return {
     storePoint,
     deliverDue,
     view,
+    retryNow,
     /**
      * Starts delivering: at once when points arrive, and every `pollMs` for retries and
      * intervals. 0 leaves it to `deliverDue` calls (tests).
