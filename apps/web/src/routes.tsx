@@ -18,6 +18,8 @@ import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
 import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
+import { MobileRedirect } from "./pages/mobile/MobileRedirect.tsx";
+import { mobileRoute } from "./pages/mobile/mobileRoutes.tsx";
 import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
 import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
@@ -49,7 +51,9 @@ function RootShell() {
     <>
       <LanguageSync />
       <TitleSync />
-      <Outlet />
+      <MobileRedirect>
+        <Outlet />
+      </MobileRedirect>
     </>
   );
 }
@@ -76,6 +80,7 @@ export const router = createBrowserRouter([
       { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
       { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
+      mobileRoute,
       { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
       { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },
       { path: "*", element: <ToLogin /> },

@@ -1269,6 +1269,51 @@ const en = {
     serverApi: "Server-api Error",
     failed: "Request failed ({{code}})",
   },
+  /** The mobile route (/mobile) on phones and tablets. */
+  m: {
+    tabs: {
+      devices: "Devices",
+      messages: "Messages",
+      alarms: "Alarms",
+      me: "Me",
+    },
+    devices: {
+      empty: "No devices yet. Tap + to ask for access to a device by its machine code.",
+      noMatch: "No device matches the search",
+    },
+    device: {
+      alarms: "Latest alarms",
+      noAlarms: "No alarms",
+      notFound: "This device is not in your list",
+      requestAgain: "Request a visit or a bind",
+    },
+    request: {
+      title: "Request access to a device",
+      lookUp: "Look up",
+      noOwner:
+        "Nobody owns this device yet: add it on the desktop with its device password to become its Akey.",
+    },
+    me: {
+      language: "Language",
+      logoutConfirm: "Log out of this phone?",
+    },
+  },
+  /** TV-box mode: the device wall. */
+  tv: {
+    title: "Device wall",
+    online: "Online",
+    offline: "Offline",
+    summary: "{{online}} of {{total}} online",
+    alarmsToConfirm: "{{count}} to confirm",
+    noAlarms: "No alarms",
+    latest: "Latest alarm",
+    confirmed: "confirmed",
+    cleared: "cleared",
+    empty: "No devices in this list yet",
+    updated: "Updated {{time}}",
+    more: "Showing {{shown}} of {{total}} devices",
+    keys: "Arrow keys move between devices",
+  },
   notFound: {
     title: "Page not found",
   },

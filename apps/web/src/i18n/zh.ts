@@ -1234,6 +1234,48 @@ const zh: Messages = {
     serverApi: "服务器接口错误",
     failed: "请求失败（{{code}}）",
   },
+  m: {
+    tabs: {
+      devices: "设备",
+      messages: "消息",
+      alarms: "报警",
+      me: "我的",
+    },
+    devices: {
+      empty: "还没有设备。点击 + 按机器码申请访问设备。",
+      noMatch: "没有符合搜索条件的设备",
+    },
+    device: {
+      alarms: "最新报警",
+      noAlarms: "暂无报警",
+      notFound: "该设备不在您的列表中",
+      requestAgain: "申请访问或绑定",
+    },
+    request: {
+      title: "申请访问设备",
+      lookUp: "查询",
+      noOwner: "该设备还没有主人：请在电脑端用设备密码添加，成为其 Akey。",
+    },
+    me: {
+      language: "语言",
+      logoutConfirm: "确定在这台手机上退出登录？",
+    },
+  },
+  tv: {
+    title: "设备墙",
+    online: "在线",
+    offline: "离线",
+    summary: "{{total}} 台中 {{online}} 台在线",
+    alarmsToConfirm: "{{count}} 条待确认",
+    noAlarms: "暂无报警",
+    latest: "最新报警",
+    confirmed: "已确认",
+    cleared: "已清除",
+    empty: "此列表中还没有设备",
+    updated: "更新于 {{time}}",
+    more: "显示 {{total}} 台中的 {{shown}} 台",
+    keys: "用方向键在设备间移动",
+  },
   notFound: {
     title: "页面不存在",
   },

@@ -1,9 +1,11 @@
 import { Layout, Spin } from "antd";
 import { Suspense } from "react";
-import { Navigate, Outlet } from "react-router";
+import { Navigate, Outlet, useLocation } from "react-router";
 import { useUserInfo } from "../../api/hooks.ts";
+import { isTvMode } from "../../lib/deviceKind.ts";
 import { hasToken } from "../../lib/session.ts";
 import { PATHS } from "../../paths.ts";
+import { TvWallPage } from "../tv/TvWallPage.tsx";
 import { AppHeader } from "./AppHeader.tsx";
 import { SideNav } from "./SideNav.tsx";
 import { usePushChannel } from "./usePushChannel.tsx";
@@ -28,22 +30,27 @@ function SignedInLayout({
   pages: ReadonlySet<string>;
 }) {
   usePushChannel();
+  const { pathname, search } = useLocation();
+  // TV-box mode (SPEC §2): no navigation, and the device list is the device wall.
+  const tv = isTvMode(search);
   return (
-    <Layout className="kw-main">
+    <Layout className={tv ? "kw-main kw-tv" : "kw-main"} data-tv={tv ? 1 : 0}>
       <AppHeader user={user} />
       <Layout>
-        <Layout.Sider
-          width={224}
-          theme="light"
-          breakpoint="lg"
-          collapsedWidth={0}
-          className="kw-sider"
-        >
-          <SideNav pages={pages} />
-        </Layout.Sider>
+        {!tv && (
+          <Layout.Sider
+            width={224}
+            theme="light"
+            breakpoint="lg"
+            collapsedWidth={0}
+            className="kw-sider"
+          >
+            <SideNav pages={pages} />
+          </Layout.Sider>
+        )}
         <Layout.Content className="kw-content">
           <Suspense fallback={<Spin className="kw-page-spin" />}>
-            <Outlet />
+            {tv && pathname === PATHS.index ? <TvWallPage /> : <Outlet />}
           </Suspense>
         </Layout.Content>
       </Layout>

@@ -1,0 +1,184 @@
+import { DEFAULT_COUNTRY_CODE, loginByEmailForm, loginByPhoneForm } from "@keyway/shared";
+import { Button, Checkbox, Form, Input, Tabs, Toast } from "antd-mobile";
+import { useMemo, useState } from "react";
+import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { ApiError } from "../../api/errors.ts";
+import { useBrand } from "../../brand/brand.ts";
+import { useLang } from "../../i18n/index.ts";
+import { hasToken } from "../../lib/session.ts";
+import { parseForm } from "../../lib/zodRule.tsx";
+import { MOBILE } from "../../paths.ts";
+import { performLogin } from "../login/performLogin.ts";
+import { readRememberedAccount } from "../login/remember.ts";
+import { MobileLanguageSwitch } from "./parts.tsx";
+import { useMobileZodRule } from "./zodRule.ts";
+
+type Tab = "phone" | "email";
+
+interface Values {
+  countryCode?: string;
+  phone?: string;
+  email?: string;
+  password?: string;
+  keep?: boolean;
+}
+
+/** Only a mobile route may be come back to (no open redirect through the login). */
+export function safeRedirect(value: string | null): string {
+  if (
+    value &&
+    (value === MOBILE.root || value.startsWith(`${MOBILE.root}/`)) &&
+    !value.startsWith("//")
+  )
+    return value;
+  return MOBILE.root;
+}
+
+/**
+ * Log in on the phone by phone number or e-mail (POST /user/login, the desktop's call and
+ * the shared zod forms), keep-login as on the desktop; then back to where the phone was
+ * going (`?redirect=`, e.g. a QR-login confirmation) or the device list.
+ */
+export function MobileLoginPage() {
+  const { t } = useLang();
+  const { wording, logo } = useBrand();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const target = safeRedirect(params.get("redirect"));
+  const remembered = useMemo(readRememberedAccount, []);
+  const [tab, setTab] = useState<Tab>(remembered?.tab ?? "phone");
+  const [form] = Form.useForm<Values>();
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const rule = useMobileZodRule(tab === "phone" ? loginByPhoneForm : loginByEmailForm);
+
+  if (hasToken()) return <Navigate to={target} replace />;
+
+  const onFinish = async (values: Values) => {
+    setError(null);
+    const credentials =
+      tab === "phone"
+        ? (() => {
+            const v = parseForm(loginByPhoneForm, values);
+            return { loginName: v.phone, loginPwd: v.password, countryCode: v.countryCode };
+          })()
+        : (() => {
+            const v = parseForm(loginByEmailForm, values);
+            return { loginName: v.email, loginPwd: v.password };
+          })();
+    setSubmitting(true);
+    try {
+      const result = await performLogin(credentials, Boolean(values.keep));
+      Toast.show({ content: t("login.success", { name: result.name }) });
+      navigate(target, { replace: true });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.kind === "session")) {
+        setError(e instanceof Error ? e.message : String(e));
+      }
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <div className="kwm-login" data-testid="m-login">
+      <div className="kwm-login-top">
+        <MobileLanguageSwitch />
+      </div>
+      <div className="kwm-login-brand">
+        <img src={logo} width={56} height={56} alt="" />
+        <h1 data-testid="brand-name">{wording.name}</h1>
+        <p>{t("login.subtitle")}</p>
+      </div>
+      <Tabs
+        activeKey={tab}
+        onChange={(key) => {
+          setTab(key as Tab);
+          setError(null);
+        }}
+      >
+        <Tabs.Tab
+          key="phone"
+          title={<span data-testid="m-login-tab-phone">{t("login.tabPhone")}</span>}
+        />
+        <Tabs.Tab
+          key="email"
+          title={<span data-testid="m-login-tab-email">{t("login.tabEmail")}</span>}
+        />
+      </Tabs>
+      <Form
+        key={tab}
+        form={form}
+        layout="horizontal"
+        mode="card"
+        initialValues={{
+          countryCode: remembered?.countryCode ?? DEFAULT_COUNTRY_CODE,
+          phone: remembered?.tab === "phone" ? remembered.loginName : undefined,
+          email: remembered?.tab === "email" ? remembered.loginName : undefined,
+          keep: false,
+        }}
+        onFinish={onFinish}
+        onValuesChange={() => error && setError(null)}
+        footer={
+          <>
+            {error && (
+              <div className="kwm-form-error" data-testid="m-login-error" role="alert">
+                {error}
+              </div>
+            )}
+            <Button
+              block
+              type="submit"
+              color="primary"
+              size="large"
+              loading={submitting}
+              data-testid="m-login-submit"
+            >
+              {t("login.submit")}
+            </Button>
+          </>
+        }
+      >
+        {tab === "phone" ? (
+          <>
+            <Form.Item
+              name="countryCode"
+              label={t("field.countryCode")}
+              rules={[rule("countryCode")]}
+            >
+              <Input inputMode="numeric" data-testid="m-login-country" clearable={false} />
+            </Form.Item>
+            <Form.Item name="phone" label={t("field.phone")} rules={[rule("phone")]}>
+              <Input
+                inputMode="tel"
+                autoComplete="tel-national"
+                placeholder={t("placeholder.phone")}
+                data-testid="m-login-phone"
+              />
+            </Form.Item>
+          </>
+        ) : (
+          <Form.Item name="email" label={t("field.email")} rules={[rule("email")]}>
+            <Input
+              type="email"
+              autoComplete="email"
+              placeholder={t("placeholder.email")}
+              data-testid="m-login-email"
+            />
+          </Form.Item>
+        )}
+        <Form.Item name="password" label={t("field.password")} rules={[rule("password")]}>
+          <Input
+            type="password"
+            autoComplete="current-password"
+            placeholder={t("placeholder.password")}
+            data-testid="m-login-password"
+          />
+        </Form.Item>
+        <Form.Item name="keep" valuePropName="checked">
+          <Checkbox data-testid="m-login-keep">{t("login.keep")}</Checkbox>
+        </Form.Item>
+      </Form>
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { Dialog, Toast } from "antd-mobile";
+import { useEffect, useRef } from "react";
+import { queryKeys } from "../../api/keys.ts";
+import { messagesApi } from "../../api/messages.ts";
+import { connectPush, type PushEvent } from "../../api/push.ts";
+import { useLang } from "../../i18n/index.ts";
+import { COOKIE, removeCookie } from "../../lib/cookies.ts";
+import { getToken, hasToken, signOutLocally } from "../../lib/session.ts";
+import { useAppStore } from "../../store/app.ts";
+
+/**
+ * The push channel on the phone (SPEC §4): the same channel as the desktop's, told the
+ * phone's way — each push refreshes the messages, alarms and devices on screen and the
+ * unread badge; a new alarm shows a short toast (the alarms tab has the rest); a logout push
+ * (login elsewhere) clears the token and asks to log in again.
+ */
+export function useMobilePush(): void {
+  const { t } = useLang();
+  const queryClient = useQueryClient();
+  const userId = useAppStore((s) => s.userId);
+  const setUnread = useAppStore((s) => s.setUnread);
+  const unread = useQuery({
+    queryKey: queryKeys.totalUnread,
+    queryFn: messagesApi.totalUnread,
+    enabled: hasToken(),
+    meta: { silent: true },
+  });
+  useEffect(() => {
+    if (unread.data) setUnread(unread.data.totalUnreadMsg);
+  }, [unread.data, setUnread]);
+
+  const latest = useRef({ t, queryClient, setUnread });
+  latest.current = { t, queryClient, setUnread };
+
+  useEffect(() => {
+    const token = getToken();
+    if (!token || userId === null) return;
+    const handle = (event: PushEvent) => {
+      const { queryClient, setUnread, t } = latest.current;
+      const body = event.body as {
+        totalUnreadMsg?: number;
+        deviceCode?: string;
+        deviceName?: string;
+        content?: string;
+      } | null;
+      if (typeof body?.totalUnreadMsg === "number") setUnread(body.totalUnreadMsg);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
+      if (event.scene === "ws.device.alarm.resp" || event.scene === "ws.device.voice.resp") {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
+        if (event.scene === "ws.device.alarm.resp") {
+          Toast.show({
+            content: `${t("push.alarmTitle")}: ${body?.deviceName || body?.deviceCode || ""}${
+              body?.content ? ` · ${body.content}` : ""
+            }`,
+            position: "top",
+            duration: 3000,
+          });
+        }
+      }
+      if (event.scene === "ws.device.visit.resp" || event.scene === "ws.device.bind.resp") {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
+      }
+    };
+    const loggedOut = () => {
+      const { t } = latest.current;
+      removeCookie(COOKIE.token);
+      connection.close();
+      void Dialog.alert({
+        title: t("push.loggedOutTitle"),
+        content: <span data-testid="m-push-logout">{t("push.loggedOutHint")}</span>,
+        confirmText: t("push.relogin"),
+        onConfirm: () => signOutLocally("/login"),
+      });
+    };
+    const connection = connectPush(token, { onPush: handle, onLogout: loggedOut });
+    return () => connection.close();
+  }, [userId]);
+}
