@@ -43,6 +43,8 @@ export const MOBILE = {
   messages: "/mobile/messages",
   alarms: "/mobile/alarms",
   me: "/mobile/me",
+  /** What the desktop's login QR opens: confirm or cancel that login (?token=). */
+  qrLogin: "/mobile/qrLogin",
 } as const;
 
 /** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */

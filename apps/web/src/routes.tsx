@@ -18,6 +18,7 @@ import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
 import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
 import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
+import { QrConfirmPage } from "./pages/mobile/qrLogin/QrConfirmPage.tsx";
 import { MobileRedirect } from "./pages/mobile/MobileRedirect.tsx";
 import { mobileRoute } from "./pages/mobile/mobileRoutes.tsx";
 import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
@@ -25,7 +26,7 @@ import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
 import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
 import { ScadaRegisterPage } from "./pages/scadaRegister/ScadaRegisterPage.tsx";
-import { LANDING_ROUTE, PATHS } from "./paths.ts";
+import { LANDING_ROUTE, MOBILE, PATHS } from "./paths.ts";
 
 /**
  * Pages under the main layout. The side navigation shows an entry only when its path is here
@@ -80,6 +81,8 @@ export const router = createBrowserRouter([
       { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
       { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
+      // The phone's QR-login confirmation: beside the mobile shell, it handles a missing login itself.
+      { path: MOBILE.qrLogin, element: <QrConfirmPage /> },
       mobileRoute,
       { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
       { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },

@@ -14,14 +14,21 @@ import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { LOGIN_STATE, useAppStore } from "../../store/app.ts";
 import { ActivateStep } from "../register/ActivateStep.tsx";
-import { type Credentials, performLogin } from "./performLogin.ts";
+import {
+  type Credentials,
+  completeTwoFactorLogin,
+  performLogin,
+  TwoFactorRequired,
+} from "./performLogin.ts";
+import { QrLoginPanel } from "./QrLoginPanel.tsx";
 import { readRememberedAccount, rememberAccount } from "./remember.ts";
+import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
-type Tab = "phone" | "email";
+type Tab = "phone" | "email" | "qr";
 
 /** Optional router state from register / forgot-password: prefill the account. */
 export interface LoginPrefill {
-  tab: Tab;
+  tab: "phone" | "email";
   loginName: string;
   countryCode?: string;
 }
@@ -51,7 +58,7 @@ export function LoginPage() {
 
   const [tab, setTab] = useState<Tab>(prefill?.tab ?? "phone");
   const [form] = Form.useForm<LoginValues>();
-  const schema = tab === "phone" ? loginByPhoneForm : loginByEmailForm;
+  const schema = tab === "email" ? loginByEmailForm : loginByPhoneForm;
   const rule = useZodRule(schema);
 
   const [submitting, setSubmitting] = useState(false);
@@ -59,6 +66,12 @@ export function LoginPage() {
   const [inactive, setInactive] = useState<Pending | null>(null);
   const [activating, setActivating] = useState<{ justSent: boolean } | null>(null);
   const [sendingActivation, setSendingActivation] = useState(false);
+  /** Two-factor: the password was right, the code is asked next. */
+  const [secondStep, setSecondStep] = useState<{
+    challenge: string;
+    pending: Pending;
+    remember: boolean;
+  } | null>(null);
 
   const initialValues: LoginValues = {
     countryCode: prefill?.countryCode ?? DEFAULT_COUNTRY_CODE,
@@ -73,19 +86,12 @@ export function LoginPage() {
     setError(null);
     try {
       const result = await performLogin(pending.credentials, pending.keep);
-      rememberAccount(
-        remember
-          ? {
-              tab: "email" in pending.account ? "email" : "phone",
-              loginName: pending.credentials.loginName,
-              countryCode: pending.credentials.countryCode,
-            }
-          : null,
-      );
-      message.success(t("login.success", { name: result.name }));
-      navigate(LANDING_ROUTE, { replace: true });
+      loggedIn(pending, remember, result.name);
     } catch (e) {
-      if (e instanceof ApiError && e.is(HW.ACCOUNT_NOT_ACTIVATED.code)) {
+      if (e instanceof TwoFactorRequired) {
+        setSecondStep({ challenge: e.challenge, pending, remember });
+        setError(null);
+      } else if (e instanceof ApiError && e.is(HW.ACCOUNT_NOT_ACTIVATED.code)) {
         useAppStore.getState().setLoginState(LOGIN_STATE.needsActivation);
         setInactive(pending);
         setError(null);
@@ -98,6 +104,20 @@ export function LoginPage() {
     } finally {
       setSubmitting(false);
     }
+  };
+
+  const loggedIn = (pending: Pending, remember: boolean, name: string) => {
+    rememberAccount(
+      remember
+        ? {
+            tab: "email" in pending.account ? "email" : "phone",
+            loginName: pending.credentials.loginName,
+            countryCode: pending.credentials.countryCode,
+          }
+        : null,
+    );
+    message.success(t("login.success", { name }));
+    navigate(LANDING_ROUTE, { replace: true });
   };
 
   const onFinish = (values: LoginValues) => {
@@ -140,6 +160,21 @@ export function LoginPage() {
     }
   };
 
+  if (secondStep) {
+    return (
+      <AuthShell title={t("twoFactor.stepTitle")}>
+        <TwoFactorStep
+          onBack={() => setSecondStep(null)}
+          onSubmit={async (code) => {
+            const { pending, remember } = secondStep;
+            const result = await completeTwoFactorLogin(secondStep.challenge, code, pending.keep);
+            loggedIn(pending, remember, result.name);
+          }}
+        />
+      </AuthShell>
+    );
+  }
+
   if (inactive && activating) {
     return (
       <AuthShell title={t("login.activateTitle")}>
@@ -176,9 +211,15 @@ export function LoginPage() {
             key: "email",
             label: <span data-testid="login-tab-email">{t("login.tabEmail")}</span>,
           },
+          {
+            key: "qr",
+            label: <span data-testid="login-tab-qr">{t("qrLogin.tab")}</span>,
+          },
         ]}
       />
+      {tab === "qr" && <QrLoginPanel />}
       <Form
+        style={tab === "qr" ? { display: "none" } : undefined}
         form={form}
         size="large"
         initialValues={initialValues}

@@ -6,6 +6,7 @@ import { useLang } from "../../i18n/index.ts";
 import { AccountCard } from "./AccountCard.tsx";
 import { DeleteAccountModal } from "./DeleteAccountModal.tsx";
 import { TerminalTable } from "./TerminalTable.tsx";
+import { TwoFactorCard } from "./TwoFactorCard.tsx";
 
 /** /safety: personal information and security center (SPEC §2). */
 export function SafetyPage() {
@@ -20,6 +21,7 @@ export function SafetyPage() {
       </Typography.Title>
       <Flex vertical gap={16}>
         <AccountCard user={userInfo.data} loading={userInfo.isPending} />
+        <TwoFactorCard />
         <Card title={t("safety.terminals")} className="kw-card">
           <Typography.Paragraph type="secondary">{t("safety.terminalsHint")}</Typography.Paragraph>
           <TerminalTable />
