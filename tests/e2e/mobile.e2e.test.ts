@@ -39,6 +39,8 @@ const tid = (id: string) => `[data-testid="${id}"]`;
 /** Lets animations settle before a screenshot. */
 const settle = (page: Page) => page.waitForTimeout(700);
 const shot = async (page: Page, name: string) => {
+  // Toasts (welcome, confirmed…) fade after 2-3 s; the screen is what matters.
+  await page.locator(".adm-toast-mask").waitFor({ state: "detached", timeout: 5_000 });
   await settle(page);
   await page.screenshot({ path: `/tmp/kw-mobile-${name}.png` });
 };

@@ -1,4 +1,9 @@
-import { DEFAULT_COUNTRY_CODE, loginByEmailForm, loginByPhoneForm } from "@keyway/shared";
+import {
+  DEFAULT_COUNTRY_CODE,
+  loginByEmailForm,
+  loginByPhoneForm,
+  twoFactorCodeForm,
+} from "@keyway/shared";
 import { Button, Checkbox, Form, Input, Tabs, Toast } from "antd-mobile";
 import { useMemo, useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
@@ -8,7 +13,7 @@ import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
 import { MOBILE } from "../../paths.ts";
-import { performLogin } from "../login/performLogin.ts";
+import { completeTwoFactorLogin, performLogin, TwoFactorRequired } from "../login/performLogin.ts";
 import { readRememberedAccount } from "../login/remember.ts";
 import { MobileLanguageSwitch } from "./parts.tsx";
 import { useMobileZodRule } from "./zodRule.ts";
@@ -51,6 +56,9 @@ export function MobileLoginPage() {
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const rule = useMobileZodRule(tab === "phone" ? loginByPhoneForm : loginByEmailForm);
+  const codeRule = useMobileZodRule(twoFactorCodeForm);
+  // Two-factor login on: the password was right, the code is asked next.
+  const [second, setSecond] = useState<{ challenge: string; keep: boolean } | null>(null);
 
   if (hasToken()) return <Navigate to={target} replace />;
 
@@ -72,9 +80,27 @@ export function MobileLoginPage() {
       Toast.show({ content: t("login.success", { name: result.name }) });
       navigate(target, { replace: true });
     } catch (e) {
-      if (!(e instanceof ApiError && e.kind === "session")) {
+      if (e instanceof TwoFactorRequired) {
+        setSecond({ challenge: e.challenge, keep: Boolean(values.keep) });
+      } else if (!(e instanceof ApiError && e.kind === "session")) {
         setError(e instanceof Error ? e.message : String(e));
       }
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const onCode = async (values: { code?: string }) => {
+    if (!second) return;
+    setError(null);
+    setSubmitting(true);
+    try {
+      const { code } = parseForm(twoFactorCodeForm, values);
+      const result = await completeTwoFactorLogin(second.challenge, code, second.keep);
+      Toast.show({ content: t("login.success", { name: result.name }) });
+      navigate(target, { replace: true });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
     } finally {
       setSubmitting(false);
     }
@@ -90,95 +116,137 @@ export function MobileLoginPage() {
         <h1 data-testid="brand-name">{wording.name}</h1>
         <p>{t("login.subtitle")}</p>
       </div>
-      <Tabs
-        activeKey={tab}
-        onChange={(key) => {
-          setTab(key as Tab);
-          setError(null);
-        }}
-      >
-        <Tabs.Tab
-          key="phone"
-          title={<span data-testid="m-login-tab-phone">{t("login.tabPhone")}</span>}
-        />
-        <Tabs.Tab
-          key="email"
-          title={<span data-testid="m-login-tab-email">{t("login.tabEmail")}</span>}
-        />
-      </Tabs>
-      <Form
-        key={tab}
-        form={form}
-        layout="horizontal"
-        mode="card"
-        initialValues={{
-          countryCode: remembered?.countryCode ?? DEFAULT_COUNTRY_CODE,
-          phone: remembered?.tab === "phone" ? remembered.loginName : undefined,
-          email: remembered?.tab === "email" ? remembered.loginName : undefined,
-          keep: false,
-        }}
-        onFinish={onFinish}
-        onValuesChange={() => error && setError(null)}
-        footer={
-          <>
-            {error && (
-              <div className="kwm-form-error" data-testid="m-login-error" role="alert">
-                {error}
-              </div>
-            )}
-            <Button
-              block
-              type="submit"
-              color="primary"
-              size="large"
-              loading={submitting}
-              data-testid="m-login-submit"
-            >
-              {t("login.submit")}
-            </Button>
-          </>
-        }
-      >
-        {tab === "phone" ? (
-          <>
-            <Form.Item
-              name="countryCode"
-              label={t("field.countryCode")}
-              rules={[rule("countryCode")]}
-            >
-              <Input inputMode="numeric" data-testid="m-login-country" clearable={false} />
-            </Form.Item>
-            <Form.Item name="phone" label={t("field.phone")} rules={[rule("phone")]}>
-              <Input
-                inputMode="tel"
-                autoComplete="tel-national"
-                placeholder={t("placeholder.phone")}
-                data-testid="m-login-phone"
-              />
-            </Form.Item>
-          </>
-        ) : (
-          <Form.Item name="email" label={t("field.email")} rules={[rule("email")]}>
+      {second ? (
+        <Form
+          layout="vertical"
+          mode="card"
+          onFinish={onCode}
+          footer={
+            <>
+              {error && (
+                <div className="kwm-form-error" data-testid="m-login-error" role="alert">
+                  {error}
+                </div>
+              )}
+              <Button
+                block
+                type="submit"
+                color="primary"
+                size="large"
+                loading={submitting}
+                data-testid="m-login-2fa-submit"
+              >
+                {t("twoFactor.verify")}
+              </Button>
+              <Button block fill="none" className="kwm-mt" onClick={() => setSecond(null)}>
+                {t("login.backToLogin")}
+              </Button>
+            </>
+          }
+        >
+          <Form.Header>{t("twoFactor.stepTitle")}</Form.Header>
+          <Form.Item name="code" label={t("twoFactor.stepHint")} rules={[codeRule("code")]}>
             <Input
-              type="email"
-              autoComplete="email"
-              placeholder={t("placeholder.email")}
-              data-testid="m-login-email"
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              data-testid="m-login-2fa-code"
             />
           </Form.Item>
-        )}
-        <Form.Item name="password" label={t("field.password")} rules={[rule("password")]}>
-          <Input
-            type="password"
-            autoComplete="current-password"
-            placeholder={t("placeholder.password")}
-            data-testid="m-login-password"
-          />
-        </Form.Item>
-        <Form.Item name="keep" valuePropName="checked">
-          <Checkbox data-testid="m-login-keep">{t("login.keep")}</Checkbox>
-        </Form.Item>
-      </Form>
+        </Form>
+      ) : (
+        <>
+          <Tabs
+            activeKey={tab}
+            onChange={(key) => {
+              setTab(key as Tab);
+              setError(null);
+            }}
+          >
+            <Tabs.Tab
+              key="phone"
+              title={<span data-testid="m-login-tab-phone">{t("login.tabPhone")}</span>}
+            />
+            <Tabs.Tab
+              key="email"
+              title={<span data-testid="m-login-tab-email">{t("login.tabEmail")}</span>}
+            />
+          </Tabs>
+          <Form
+            key={tab}
+            form={form}
+            layout="horizontal"
+            mode="card"
+            initialValues={{
+              countryCode: remembered?.countryCode ?? DEFAULT_COUNTRY_CODE,
+              phone: remembered?.tab === "phone" ? remembered.loginName : undefined,
+              email: remembered?.tab === "email" ? remembered.loginName : undefined,
+              keep: false,
+            }}
+            onFinish={onFinish}
+            onValuesChange={() => error && setError(null)}
+            footer={
+              <>
+                {error && (
+                  <div className="kwm-form-error" data-testid="m-login-error" role="alert">
+                    {error}
+                  </div>
+                )}
+                <Button
+                  block
+                  type="submit"
+                  color="primary"
+                  size="large"
+                  loading={submitting}
+                  data-testid="m-login-submit"
+                >
+                  {t("login.submit")}
+                </Button>
+              </>
+            }
+          >
+            {tab === "phone" ? (
+              <>
+                <Form.Item
+                  name="countryCode"
+                  label={t("field.countryCode")}
+                  rules={[rule("countryCode")]}
+                >
+                  <Input inputMode="numeric" data-testid="m-login-country" clearable={false} />
+                </Form.Item>
+                <Form.Item name="phone" label={t("field.phone")} rules={[rule("phone")]}>
+                  <Input
+                    inputMode="tel"
+                    autoComplete="tel-national"
+                    placeholder={t("placeholder.phone")}
+                    data-testid="m-login-phone"
+                  />
+                </Form.Item>
+              </>
+            ) : (
+              <Form.Item name="email" label={t("field.email")} rules={[rule("email")]}>
+                <Input
+                  // Not type="email": the browser's own check would cover the shared rule's text.
+                  inputMode="email"
+                  autoComplete="email"
+                  placeholder={t("placeholder.email")}
+                  data-testid="m-login-email"
+                />
+              </Form.Item>
+            )}
+            <Form.Item name="password" label={t("field.password")} rules={[rule("password")]}>
+              <Input
+                type="password"
+                autoComplete="current-password"
+                placeholder={t("placeholder.password")}
+                data-testid="m-login-password"
+              />
+            </Form.Item>
+            <Form.Item name="keep" valuePropName="checked">
+              <Checkbox data-testid="m-login-keep">{t("login.keep")}</Checkbox>
+            </Form.Item>
+          </Form>
+        </>
+      )}
     </div>
   );
 }
