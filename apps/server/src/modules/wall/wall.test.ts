@@ -80,7 +80,7 @@ describe("the device wall", () => {
     const owner = await person("Owner");
     const stranger = await person("Stranger");
     const press = await ownedDevice(owner, "Press");
-    const oven = await ownedDevice(owner, "Oven");
+    await ownedDevice(owner, "Oven");
     await raise(press.machineCode, { id: "p1", content: "Oil low", level: 1 });
     h.clock.advance(60_000);
     await raise(press.machineCode, { id: "p2", content: "Motor hot", level: 3 });
