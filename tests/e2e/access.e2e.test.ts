@@ -3,7 +3,7 @@ import type { ProvisionedDevice } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 5 in a real browser: the owner adds a provisioned device; a second user adds the same
@@ -31,8 +31,6 @@ beforeAll(async () => {
   device = await provisionThroughOperatorApi();
 });
 afterAll(() => platform?.close());
-
-const tid = (id: string) => `[data-testid="${id}"]`;
 
 /** POST /api/operator/v1/devices/provision as the seeded operator (its own terminal type). */
 async function provisionThroughOperatorApi() {
@@ -63,14 +61,8 @@ async function provisionThroughOperatorApi() {
   return res.hwdata.list[0] as ProvisionedDevice;
 }
 
-async function logIn(page: Page, person: { email: string; password: string }) {
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), person.email);
-  await page.fill(tid("login-password"), person.password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page, person: { email: string; password: string }) =>
+  platform.logIn(page, person);
 
 async function newPage(): Promise<[BrowserContext, Page]> {
   const context = await platform.browser.newContext({ viewport: { width: 1440, height: 900 } });

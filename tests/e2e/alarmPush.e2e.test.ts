@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 7 in a real browser: the data center's SMS / e-mail push pages. A user changes the
@@ -46,17 +46,8 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.close());
 
-const tid = (id: string) => `[data-testid="${id}"]`;
-
-async function logIn(page: Page, email: string, password: string) {
-  page.setDefaultTimeout(20_000);
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), email);
-  await page.fill(tid("login-password"), password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page, email: string, password: string) =>
+  platform.logIn(page, { email, password });
 
 describe("SMS / e-mail alarm pushes in the browser", () => {
   it("keeps the personal push settings across a reload", async () => {

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
+import { tid } from "./browser.ts";
 
 /**
  * Issue 7's alarm centre in a real browser with a real agent process: an alarm raised on the
@@ -24,20 +25,12 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 /** Lets animations settle before a screenshot. */
 const settle = (page: Page) => page.waitForTimeout(600);
 const numberAt = async (page: Page, id: string, attribute: string) =>
   Number(await page.getAttribute(tid(id), attribute));
 
-async function logIn(page: Page) {
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), DEMO_ACCOUNTS.user.email);
-  await page.fill(tid("login-password"), DEMO_ACCOUNTS.user.password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page) => platform.logIn(page);
 
 describe("the alarm centre", () => {
   it("shows a new HMI alarm as a pop-up, in the list and the charts; confirm, clear, reset", async () => {

@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import path from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { type Config, testConfig } from "../../apps/server/src/config.ts";
 import { createTestDatabase } from "../../apps/server/src/db/testing.ts";
 import { createSenders } from "../../apps/server/src/infra/senders.ts";
-import { seedDemo } from "../../apps/server/src/seed.ts";
+import { DEMO_ACCOUNTS, seedDemo } from "../../apps/server/src/seed.ts";
 import { startSmtpServer } from "../../apps/server/src/testing/smtp.ts";
 
 export const WEB_DIST = path.resolve(import.meta.dirname, "../../apps/web/dist");
@@ -44,6 +44,9 @@ export function launchChromium(): Promise<Browser> {
  * receives the codes, and Chromium. PUBLIC_URL is `http://localhost:<port>`, so links and
  * visit hosts (`<visit-id>.visit.localhost:<port>`, loopback in Chromium) point at it.
  */
+/** A CSS selector for a `data-testid`. */
+export const tid = (id: string) => `[data-testid="${id}"]`;
+
 export async function startPlatform(options: { config?: Partial<Config> } = {}) {
   const smtp = await startSmtpServer();
   const database = await createTestDatabase();
@@ -69,6 +72,23 @@ export async function startPlatform(options: { config?: Partial<Config> } = {}) 
     browser,
     port,
     url: (pathname: string, host = "localhost") => `http://${host}:${port}${pathname}`,
+    /**
+     * Logs in on the desktop login page by e-mail (the demo user unless told) and waits for
+     * the side navigation.
+     */
+    async logIn(
+      page: Page,
+      who: { email: string; password: string } = DEMO_ACCOUNTS.user,
+      language = "en",
+    ) {
+      page.setDefaultTimeout(20_000);
+      await page.goto(`http://localhost:${port}/login?language=${language}`);
+      await page.click(tid("login-tab-email"));
+      await page.fill(tid("login-email"), who.email);
+      await page.fill(tid("login-password"), who.password);
+      await page.click(tid("login-submit"));
+      await page.waitForSelector(tid("side-nav"));
+    },
     async close() {
       await browser.close();
       await app.close();

@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { freePort, startPlatform } from "./browser.ts";
+import { freePort, startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 9's camera cloud accounts in a real browser, against a local stand-in of the EZVIZ
@@ -66,18 +66,10 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const settle = (page: Page) => page.waitForTimeout(600);
 
-async function logIn(page: Page, email: string, password: string, language = "en") {
-  page.setDefaultTimeout(20_000);
-  await page.goto(platform.url(`/login?language=${language}`));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), email);
-  await page.fill(tid("login-password"), password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page, email: string, password: string, language = "en") =>
+  platform.logIn(page, { email, password }, language);
 
 describe("camera cloud accounts in the browser", () => {
   it("checks, adds, binds, releases and deletes an account; the Secret never shows", async () => {

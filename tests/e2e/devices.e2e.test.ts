@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 3 in a real browser: the operator provisions a code and sets up an enterprise; a
@@ -18,16 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.close());
 
-const tid = (id: string) => `[data-testid="${id}"]`;
-
-async function logIn(page: Page, email: string, password: string) {
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), email);
-  await page.fill(tid("login-password"), password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page, email: string, password: string) =>
+  platform.logIn(page, { email, password });
 
 async function pickOption(page: Page, selectTestId: string, label: string) {
   await page.click(tid(selectTestId));

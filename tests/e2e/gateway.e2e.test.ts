@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 4 in a real browser with a real agent: the demo device (keyway-agent --simulate)
@@ -39,16 +39,7 @@ afterAll(async () => {
   await platform?.close();
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
-
-async function logIn(page: Page) {
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), "demo@keyway.local");
-  await page.fill(tid("login-password"), "demo1234");
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page) => platform.logIn(page);
 
 describe("a live device in the browser", () => {
   it("shows the demo device online and its HMI's alarm in the alarm tab", async () => {

@@ -8,7 +8,7 @@ import { createSimulatorCarrier } from "../../apps/server/src/modules/iotCards/c
 import { iotCardSnapshots, iotCards } from "../../apps/server/src/modules/iotCards/schema.ts";
 import { effectiveState } from "../../apps/server/src/modules/iotCards/service.ts";
 import { DEMO_ACCOUNTS, DEMO_ICCID, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 9's 4G cards in a real browser, on the demo's simulator carrier: the demo user's
@@ -76,18 +76,9 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const settle = (page: Page, ms = 700) => page.waitForTimeout(ms);
 
-async function logIn(page: Page) {
-  page.setDefaultTimeout(20_000);
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), DEMO_ACCOUNTS.user.email);
-  await page.fill(tid("login-password"), DEMO_ACCOUNTS.user.password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page) => platform.logIn(page);
 
 describe("4G IoT cards in the browser", () => {
   it("lists the cards, opens one, reads it now, and shows the data centre's card traffic", async () => {

@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceLinks, devices } from "../../apps/server/src/db/schema.ts";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
-import { freePort, startPlatform } from "./browser.ts";
+import { freePort, startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 9's portal pages in a real browser: the cloud map with 200 devices (clustered,
@@ -101,18 +101,9 @@ afterAll(async () => {
   if (tiles) await new Promise((done) => tiles.close(done));
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const settle = (page: Page, ms = 700) => page.waitForTimeout(ms);
 
-async function logIn(page: Page) {
-  page.setDefaultTimeout(20_000);
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), DEMO_ACCOUNTS.user.email);
-  await page.fill(tid("login-password"), DEMO_ACCOUNTS.user.password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page) => platform.logIn(page);
 
 /** The counts the clusters and lone markers on screen stand for. */
 async function shownOnMap(

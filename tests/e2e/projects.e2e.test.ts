@@ -7,7 +7,7 @@ import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
 import { startReportReceiver } from "../../apps/server/src/testing/reportReceiver.ts";
 import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 8's project pages in a real browser: in an enterprise with projects enabled, the
@@ -75,18 +75,10 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const settle = (page: Page) => page.waitForTimeout(600);
 
-async function logIn(page: Page, email: string, password: string) {
-  page.setDefaultTimeout(20_000);
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), email);
-  await page.fill(tid("login-password"), password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page, email: string, password: string) =>
+  platform.logIn(page, { email, password });
 
 async function toProjects(page: Page) {
   await page.click(tid("context-switch"));

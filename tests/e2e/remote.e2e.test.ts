@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
+import { tid } from "./browser.ts";
 
 /**
  * Issue 6 in a real browser with a real agent process and its tunnel: the owner clicks
@@ -26,17 +27,9 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const VISIT_URL_CALL = "**/api/v1/audit/getValidVisitUrl";
 
-async function logIn(page: Page) {
-  await page.goto(platform.url("/login?language=en"));
-  await page.click(tid("login-tab-email"));
-  await page.fill(tid("login-email"), DEMO_ACCOUNTS.user.email);
-  await page.fill(tid("login-password"), DEMO_ACCOUNTS.user.password);
-  await page.click(tid("login-submit"));
-  await page.waitForSelector(tid("side-nav"));
-}
+const logIn = (page: Page) => platform.logIn(page);
 
 /** Lets animations settle before a screenshot. */
 const settle = (page: Page) => page.waitForTimeout(600);
