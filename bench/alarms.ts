@@ -6,7 +6,7 @@ import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
 import { alarmSends } from "../apps/server/src/modules/alarmNotify/schema.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
-import { deviceLinks, devices } from "../apps/server/src/modules/devices/schema.ts";
+import { deviceLinks } from "../apps/server/src/modules/devices/schema.ts";
 import { messages } from "../apps/server/src/modules/messages/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo } from "../apps/server/src/seed.ts";
 import { forkLoad, insertBenchDevices } from "./fixtures.ts";

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { HW, LOCATION_REFRESH_PER_DAY, } from "@keyway/shared";
+import { HW, LOCATION_REFRESH_PER_DAY } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.ts";
