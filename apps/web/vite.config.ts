@@ -14,6 +14,18 @@ const proxy: Record<string, ProxyOptions> = {
   "/ws": { target: API_TARGET, ws: true },
 };
 
+/** Packages only antd-mobile (the phone UI) brings. */
+const MOBILE_ONLY = [
+  "antd-mobile",
+  "@react-spring",
+  "@use-gesture",
+  "@floating-ui",
+  "ahooks",
+  "staged-components",
+  "runes2",
+  "nano-memoize",
+].join("|");
+
 export default defineConfig({
   base: "/",
   plugins: [react()],
@@ -31,7 +43,11 @@ export default defineConfig({
               name: "antd",
               test: /node_modules[\\/](antd|@ant-design|@rc-component|rc-[\w-]+)[\\/]/,
             },
-            { name: "vendor", test: /node_modules[\\/]/ },
+            // Everything else the desktop app needs; the phone UI's own packages are left out.
+            { name: "vendor", test: new RegExp(`node_modules[\\\\/](?!${MOBILE_ONLY})`) },
+            // The phone UI's kit, after vendor so that shared packages stay there: only the
+            // lazily loaded mobile screens import it.
+            { name: "antd-mobile", test: new RegExp(`node_modules[\\\\/](${MOBILE_ONLY})[\\\\/]`) },
           ],
         },
       },

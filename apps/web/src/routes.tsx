@@ -19,14 +19,13 @@ import { MainLayout } from "./pages/layout/MainLayout.tsx";
 import { LoginPage } from "./pages/login/LoginPage.tsx";
 import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
 import { MobileRedirect } from "./pages/mobile/MobileRedirect.tsx";
-import { mobileRoute } from "./pages/mobile/mobileRoutes.tsx";
-import { QrConfirmPage } from "./pages/mobile/qrLogin/QrConfirmPage.tsx";
+import { mobileRoute, qrConfirmRoute } from "./pages/mobile/mobileRoutes.tsx";
 import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
 import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
 import { RegisterPage } from "./pages/register/RegisterPage.tsx";
 import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
 import { ScadaRegisterPage } from "./pages/scadaRegister/ScadaRegisterPage.tsx";
-import { LANDING_ROUTE, MOBILE, PATHS } from "./paths.ts";
+import { LANDING_ROUTE, PATHS } from "./paths.ts";
 
 /**
  * Pages under the main layout. The side navigation shows an entry only when its path is here
@@ -82,7 +81,7 @@ export const router = createBrowserRouter([
       { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
       // The phone's QR-login confirmation: beside the mobile shell, it handles a missing login itself.
-      { path: MOBILE.qrLogin, element: <QrConfirmPage /> },
+      qrConfirmRoute,
       mobileRoute,
       { element: <MainLayout pages={mainPagePaths} />, children: mainPages },
       { path: "/", element: <Navigate to={LANDING_ROUTE} replace /> },

@@ -1,35 +1,62 @@
+import type { ComponentType } from "react";
 import { Outlet, type RouteObject } from "react-router";
 import { MOBILE } from "../../paths.ts";
-import { MobileAlarmsPage } from "./MobileAlarmsPage.tsx";
-import { MobileDevicePage } from "./MobileDevicePage.tsx";
-import { MobileDevicesPage } from "./MobileDevicesPage.tsx";
-import { MobileLoginPage } from "./MobileLoginPage.tsx";
-import { MobileMePage } from "./MobileMePage.tsx";
-import { MobileMessagesPage } from "./MobileMessagesPage.tsx";
-import { MobileProviders, MobileShell } from "./MobileShell.tsx";
+
+/** A route whose screen (and antd-mobile with it) is fetched only when a phone opens it. */
+const screen = (load: () => Promise<ComponentType>): Pick<RouteObject, "lazy"> => ({
+  lazy: async () => ({ Component: await load() }),
+});
 
 /**
  * The mobile route (SPEC §2 /mobile): the login, and the signed-in screens under the tab bar.
- * Other /mobile/... routes (e.g. the QR-login confirmation) sit beside these in routes.tsx.
+ * Loaded on demand, so desktop browsers never download the phone UI. Other /mobile/... routes
+ * (e.g. the QR-login confirmation) sit beside these in routes.tsx.
  */
 export const mobileRoute: RouteObject = {
   path: MOBILE.root,
-  element: (
-    <MobileProviders>
-      <Outlet />
-    </MobileProviders>
-  ),
+  ...screen(async () => {
+    const { MobileProviders } = await import("./MobileShell.tsx");
+    return () => (
+      <MobileProviders>
+        <Outlet />
+      </MobileProviders>
+    );
+  }),
   children: [
-    { path: MOBILE.login, element: <MobileLoginPage /> },
     {
-      element: <MobileShell />,
+      path: MOBILE.login,
+      ...screen(async () => (await import("./MobileLoginPage.tsx")).MobileLoginPage),
+    },
+    {
+      ...screen(async () => (await import("./MobileShell.tsx")).MobileShell),
       children: [
-        { index: true, element: <MobileDevicesPage /> },
-        { path: `${MOBILE.device}/:id`, element: <MobileDevicePage /> },
-        { path: MOBILE.messages, element: <MobileMessagesPage /> },
-        { path: MOBILE.alarms, element: <MobileAlarmsPage /> },
-        { path: MOBILE.me, element: <MobileMePage /> },
+        {
+          index: true,
+          ...screen(async () => (await import("./MobileDevicesPage.tsx")).MobileDevicesPage),
+        },
+        {
+          path: `${MOBILE.device}/:id`,
+          ...screen(async () => (await import("./MobileDevicePage.tsx")).MobileDevicePage),
+        },
+        {
+          path: MOBILE.messages,
+          ...screen(async () => (await import("./MobileMessagesPage.tsx")).MobileMessagesPage),
+        },
+        {
+          path: MOBILE.alarms,
+          ...screen(async () => (await import("./MobileAlarmsPage.tsx")).MobileAlarmsPage),
+        },
+        {
+          path: MOBILE.me,
+          ...screen(async () => (await import("./MobileMePage.tsx")).MobileMePage),
+        },
       ],
     },
   ],
+};
+
+/** The phone's QR-login confirmation, also on demand. */
+export const qrConfirmRoute: RouteObject = {
+  path: MOBILE.qrLogin,
+  ...screen(async () => (await import("./qrLogin/QrConfirmPage.tsx")).QrConfirmPage),
 };
