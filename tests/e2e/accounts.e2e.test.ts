@@ -1,7 +1,7 @@
 import { BRANDS } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * A newcomer's first minutes, in a real browser: register by e-mail with the code from a
@@ -16,7 +16,6 @@ afterAll(() => platform?.close());
 
 const EMAIL = "newcomer@example.com";
 const PASSWORD = "factory42";
-const tid = (id: string) => `[data-testid="${id}"]`;
 
 async function logIn(page: Page, opts: { keepLogin: boolean }) {
   await page.goto(platform.url("/login?language=en"));

@@ -3,6 +3,7 @@ import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
+import { tid } from "./browser.ts";
 
 /**
  * Issue 10's mobile route on an emulated phone (Chromium's Pixel 7: its viewport, touch and
@@ -35,7 +36,6 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 /** Lets animations settle before a screenshot. */
 const settle = (page: Page) => page.waitForTimeout(700);
 const shot = async (page: Page, name: string) => {

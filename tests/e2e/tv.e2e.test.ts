@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startMaintainedDemo } from "./agent.ts";
+import { tid } from "./browser.ts";
 
 /**
  * Issue 10's TV-box mode in a real browser with the demo device's simulated agent: a TV
@@ -53,7 +54,6 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const tid = (id: string) => `[data-testid="${id}"]`;
 const settle = (page: Page) => page.waitForTimeout(700);
 
 async function logIn(page: Page, path: string) {
