@@ -1,14 +1,14 @@
 import { ALARM_POPUP_JUMP_MINUTES, alarmLevelKey } from "@keyway/shared";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { App, Button, Space, Tag, Typography } from "antd";
 import { useEffect, useRef } from "react";
 import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
-import { messagesApi } from "../../api/messages.ts";
 import { connectPush, type PushEvent } from "../../api/push.ts";
+import { useUnreadSync } from "../../api/useUnreadSync.ts";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
-import { getToken, hasToken, signOutLocally } from "../../lib/session.ts";
+import { getToken, signOutLocally } from "../../lib/session.ts";
 import { PATHS, PERSONAL_DEVICES_ROUTE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
 import { ALARM_LEVEL_COLORS } from "../devices/machine.ts";
@@ -48,15 +48,7 @@ export function usePushChannel(): void {
   const setUnread = useAppStore((s) => s.setUnread);
   const selectContext = useAppStore((s) => s.selectContext);
 
-  const unread = useQuery({
-    queryKey: queryKeys.totalUnread,
-    queryFn: messagesApi.totalUnread,
-    enabled: hasToken(),
-    meta: { silent: true },
-  });
-  useEffect(() => {
-    if (unread.data) setUnread(unread.data.totalUnreadMsg);
-  }, [unread.data, setUnread]);
+  useUnreadSync();
 
   // The latest texts and callbacks for the long-lived subscription.
   const latest = useRef({

@@ -1,10 +1,9 @@
-import type { Lang } from "@keyway/shared";
 import { alarmLevelKey } from "@keyway/shared";
 import { NavBar, Tag } from "antd-mobile";
 import type { ReactNode } from "react";
-import { useLocation, useNavigate } from "react-router";
 import { useBrand } from "../../brand/brand.ts";
-import { LANGUAGE_PARAM, setLang, useLang } from "../../i18n/index.ts";
+import { useLang } from "../../i18n/index.ts";
+import { useChooseLang } from "../../i18n/useChooseLang.ts";
 import { isOnline } from "../devices/machine.ts";
 
 /** The brand's logo and name, the mobile way. */
@@ -45,17 +44,7 @@ export function MobileHeader({
 
 /** 中文 / EN: the language of every screen (kept like the desktop's switch). */
 export function MobileLanguageSwitch() {
-  const { lang } = useLang();
-  const location = useLocation();
-  const navigate = useNavigate();
-  const choose = (next: Lang) => {
-    setLang(next);
-    const params = new URLSearchParams(location.search);
-    if (params.has(LANGUAGE_PARAM) && params.get(LANGUAGE_PARAM) !== next) {
-      params.set(LANGUAGE_PARAM, next);
-      navigate({ pathname: location.pathname, search: `?${params}` }, { replace: true });
-    }
-  };
+  const { lang, choose } = useChooseLang();
   return (
     <span className="kwm-lang">
       <button

@@ -1,12 +1,12 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { Dialog, Toast } from "antd-mobile";
 import { useEffect, useRef } from "react";
 import { queryKeys } from "../../api/keys.ts";
-import { messagesApi } from "../../api/messages.ts";
 import { connectPush, type PushEvent } from "../../api/push.ts";
+import { useUnreadSync } from "../../api/useUnreadSync.ts";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
-import { getToken, hasToken, signOutLocally } from "../../lib/session.ts";
+import { getToken, signOutLocally } from "../../lib/session.ts";
 import { useAppStore } from "../../store/app.ts";
 
 /**
@@ -20,15 +20,7 @@ export function useMobilePush(): void {
   const queryClient = useQueryClient();
   const userId = useAppStore((s) => s.userId);
   const setUnread = useAppStore((s) => s.setUnread);
-  const unread = useQuery({
-    queryKey: queryKeys.totalUnread,
-    queryFn: messagesApi.totalUnread,
-    enabled: hasToken(),
-    meta: { silent: true },
-  });
-  useEffect(() => {
-    if (unread.data) setUnread(unread.data.totalUnreadMsg);
-  }, [unread.data, setUnread]);
+  useUnreadSync();
 
   const latest = useRef({ t, queryClient, setUnread });
   latest.current = { t, queryClient, setUnread };
