@@ -38,6 +38,7 @@ import { formatDateTime, formatInZone } from "../../lib/format.ts";
 import { type EnterpriseInfo, selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { MachineCode } from "../devices/MachineParts.tsx";
 import {
+  AlarmContent,
   AlarmLevelTag,
   AlarmStateTags,
   ConfirmAlarmButton,
@@ -162,16 +163,7 @@ export function AlarmCenterPage() {
     {
       title: t("alarms.content"),
       key: "content",
-      render: (_: unknown, a) => (
-        <span className="kw-break">
-          {a.content || "-"}
-          {(a.type || a.variable) && (
-            <Typography.Text type="secondary" className="kw-small kw-block">
-              {[a.type, a.variable].filter(Boolean).join(" · ")}
-            </Typography.Text>
-          )}
-        </span>
-      ),
+      render: (_: unknown, a) => <AlarmContent alarm={a} />,
     },
     {
       title: t("alarms.state"),

@@ -1,7 +1,7 @@
 import { CheckCircleOutlined, CheckOutlined, UndoOutlined } from "@ant-design/icons";
 import { type AlarmEntry, alarmLevelKey } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Popconfirm, Space, Tag, Tooltip } from "antd";
+import { App, Button, Popconfirm, Space, Tag, Tooltip, Typography } from "antd";
 import { authorityApi } from "../../api/access.ts";
 import { alarmsApi } from "../../api/alarms.ts";
 import { queryKeys } from "../../api/keys.ts";
@@ -18,6 +18,20 @@ export const LEVEL_CHART_COLORS = {
   major: "#fa8c16",
   critical: "#f5222d",
 } as const;
+
+/** An alarm's content, with its type and variable beneath. */
+export function AlarmContent({ alarm }: { alarm: AlarmEntry }) {
+  return (
+    <span className="kw-break">
+      {alarm.content || "-"}
+      {(alarm.type || alarm.variable) && (
+        <Typography.Text type="secondary" className="kw-small kw-block">
+          {[alarm.type, alarm.variable].filter(Boolean).join(" · ")}
+        </Typography.Text>
+      )}
+    </span>
+  );
+}
 
 export function AlarmLevelTag({ level }: { level: number }) {
   const { t } = useLang();

@@ -1,16 +1,12 @@
-import { UserAddOutlined } from "@ant-design/icons";
-import { type AdminEntry, adminPushBody, DEFAULT_COUNTRY_CODE, HW, LEVEL } from "@keyway/shared";
+import { type AdminEntry, adminPushBody, HW, LEVEL } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Form, Input, Space, Switch, Table, type TableProps, Typography } from "antd";
+import { App, Space, Switch, Table, type TableProps, Typography } from "antd";
 import { authorityApi } from "../../api/access.ts";
-import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { showError } from "../../api/queryClient.ts";
+import { AccountAddForm } from "../../components/AccountAddForm.tsx";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { useAppStore } from "../../store/app.ts";
 import { IdentityTag } from "../devices/MachineParts.tsx";
 import { accountOf, ConfirmLink } from "./parts.tsx";
@@ -29,10 +25,6 @@ export function MembersTab({ machineId }: { machineId: number }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const me = useAppStore((s) => s.userId);
-  const [form] = Form.useForm();
-  const rule = useZodRule(addForm);
-  const account = Form.useWatch("account", form) as string | undefined;
-  const isEmail = (account ?? "").includes("@");
 
   const members = useQuery({
     queryKey: queryKeys.authority(machineId, "members"),
@@ -186,56 +178,17 @@ export function MembersTab({ machineId }: { machineId: number }) {
 
   return (
     <div data-testid="auth-members">
-      <Form
-        form={form}
-        layout="inline"
-        requiredMark={false}
-        className="kw-inline-form"
-        initialValues={{ countryCode: DEFAULT_COUNTRY_CODE }}
-        onFinish={async (values) => {
-          const body = parseForm(addForm, values);
-          try {
-            await add.mutateAsync({
-              machineID: machineId,
-              account: body.account,
-              countryCode: body.account.includes("@") ? undefined : body.countryCode,
-            });
-          } catch (error) {
-            if (error instanceof ApiError && ACCOUNT_CODES.some((code) => error.is(code))) {
-              form.setFields([{ name: "account", errors: [error.message] }]);
-            } else showError(error);
-            return;
-          }
-          message.success(t("authority.bkeyAdded"));
-          form.resetFields(["account"]);
-          await refresh();
-        }}
-      >
-        {!isEmail && (
-          <Form.Item name="countryCode">
-            <CountryCodeSelect data-testid="auth-bkey-country" />
-          </Form.Item>
-        )}
-        <Form.Item name="account" rules={[rule("account")]}>
-          <Input
-            placeholder={t("enterprise.accountPlaceholder")}
-            className="kw-w-220"
-            autoComplete="off"
-            data-testid="auth-bkey-account"
-          />
-        </Form.Item>
-        <Form.Item>
-          <Button
-            type="primary"
-            htmlType="submit"
-            icon={<UserAddOutlined />}
-            loading={add.isPending}
-            data-testid="auth-bkey-submit"
-          >
-            {t("authority.addBkey")}
-          </Button>
-        </Form.Item>
-      </Form>
+      <AccountAddForm
+        schema={addForm}
+        accountCodes={ACCOUNT_CODES}
+        add={(body) => add.mutateAsync({ machineID: machineId, ...body })}
+        pending={add.isPending}
+        successText={t("authority.bkeyAdded")}
+        submitLabel={t("authority.addBkey")}
+        placeholder={t("enterprise.accountPlaceholder")}
+        testId="auth-bkey"
+        onAdded={refresh}
+      />
       <Table<AdminEntry>
         rowKey="id"
         size="small"

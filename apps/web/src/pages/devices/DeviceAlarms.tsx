@@ -7,6 +7,7 @@ import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatInZone } from "../../lib/format.ts";
 import {
+  AlarmContent,
   AlarmLevelTag,
   AlarmStateTags,
   ConfirmAlarmButton,
@@ -57,16 +58,7 @@ export function DeviceAlarms({ machineCode, eid = 0 }: { machineCode: string; ei
     {
       title: t("device.alarm.content"),
       key: "content",
-      render: (_: unknown, a) => (
-        <span className="kw-break">
-          {a.content || "-"}
-          {(a.type || a.variable) && (
-            <Typography.Text type="secondary" className="kw-small kw-block">
-              {[a.type, a.variable].filter(Boolean).join(" · ")}
-            </Typography.Text>
-          )}
-        </span>
-      ),
+      render: (_: unknown, a) => <AlarmContent alarm={a} />,
     },
     {
       // The state and, while unconfirmed, the confirm link: the drawer is narrow.

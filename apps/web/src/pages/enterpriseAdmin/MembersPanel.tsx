@@ -1,22 +1,18 @@
-import { DeleteOutlined, UserAddOutlined } from "@ant-design/icons";
+import { DeleteOutlined } from "@ant-design/icons";
 import {
-  DEFAULT_COUNTRY_CODE,
   type EnterpriseMember,
   MEMBER_KINDS,
   type MemberKind,
   memberAddBody,
 } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Form, Input, Select, Switch, Table, type TableProps, Tag } from "antd";
+import { Form, Select, Switch, Table, type TableProps, Tag } from "antd";
 import { enterpriseAdminApi } from "../../api/enterprises.ts";
-import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { showError } from "../../api/queryClient.ts";
+import { AccountAddForm } from "../../components/AccountAddForm.tsx";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
 const addForm = memberAddBody.omit({ eid: true });
 const _testId = (id: string) => ({ "data-testid": id }) as object;
@@ -29,12 +25,7 @@ export const KIND_COLORS: Record<MemberKind, string> = { member: "blue", mainten
 /** Members of an enterprise: add by account (phone or e-mail) with kind and admin flag, remove. */
 export function MembersPanel({ eid }: { eid: number }) {
   const { t } = useLang();
-  const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const [form] = Form.useForm();
-  const rule = useZodRule(addForm);
-  const account = Form.useWatch("account", form) as string | undefined;
-  const isEmail = (account ?? "").includes("@");
 
   const members = useQuery({
     queryKey: queryKeys.adminMembers(eid),
@@ -92,66 +83,32 @@ export function MembersPanel({ eid }: { eid: number }) {
 
   return (
     <div data-testid="members-panel">
-      <Form
-        form={form}
-        layout="inline"
-        requiredMark={false}
-        className="kw-inline-form"
-        initialValues={{ kind: "member", isAdmin: false, countryCode: DEFAULT_COUNTRY_CODE }}
-        onFinish={async (values) => {
-          const body = parseForm(addForm, values);
-          try {
-            await add.mutateAsync({
-              ...body,
-              eid,
-              countryCode: body.account.includes("@") ? undefined : body.countryCode,
-            });
-          } catch (error) {
-            if (error instanceof ApiError && ACCOUNT_CODES.some((code) => error.is(code))) {
-              form.setFields([{ name: "account", errors: [error.message] }]);
-            } else showError(error);
-            return;
-          }
-          message.success(t("enterprise.memberAdded"));
-          form.resetFields(["account"]);
-          await refresh();
-        }}
-      >
-        {!isEmail && (
-          <Form.Item name="countryCode">
-            <CountryCodeSelect data-testid="bo-member-country" />
-          </Form.Item>
+      <AccountAddForm
+        schema={addForm}
+        accountCodes={ACCOUNT_CODES}
+        add={(body) => add.mutateAsync({ ...body, eid })}
+        pending={add.isPending}
+        successText={t("enterprise.memberAdded")}
+        submitLabel={t("enterprise.addMember")}
+        placeholder={t("enterprise.accountPlaceholder")}
+        testId="bo-member"
+        initialValues={{ kind: "member", isAdmin: false }}
+        extra={(rule) => (
+          <>
+            <Form.Item name="kind" rules={[rule("kind")]}>
+              <Select
+                data-testid="bo-member-kind"
+                className="kw-w-140"
+                options={MEMBER_KINDS.map((kind) => ({ value: kind, label: kindLabel(kind) }))}
+              />
+            </Form.Item>
+            <Form.Item name="isAdmin" valuePropName="checked" label={t("enterprise.admin")}>
+              <Switch data-testid="bo-member-admin" />
+            </Form.Item>
+          </>
         )}
-        <Form.Item name="account" rules={[rule("account")]}>
-          <Input
-            placeholder={t("enterprise.accountPlaceholder")}
-            data-testid="bo-member-account"
-            className="kw-w-220"
-            autoComplete="off"
-          />
-        </Form.Item>
-        <Form.Item name="kind" rules={[rule("kind")]}>
-          <Select
-            data-testid="bo-member-kind"
-            className="kw-w-140"
-            options={MEMBER_KINDS.map((kind) => ({ value: kind, label: kindLabel(kind) }))}
-          />
-        </Form.Item>
-        <Form.Item name="isAdmin" valuePropName="checked" label={t("enterprise.admin")}>
-          <Switch data-testid="bo-member-admin" />
-        </Form.Item>
-        <Form.Item>
-          <Button
-            type="primary"
-            htmlType="submit"
-            icon={<UserAddOutlined />}
-            loading={add.isPending}
-            data-testid="bo-member-submit"
-          >
-            {t("enterprise.addMember")}
-          </Button>
-        </Form.Item>
-      </Form>
+        onAdded={refresh}
+      />
       <div data-testid="bo-member-table">
         <Table<EnterpriseMember>
           rowKey={(m) => `${m.userId}-${m.kind}`}

@@ -13,8 +13,7 @@ import {
   type TableProps,
   Typography,
 } from "antd";
-import { useEffect, useMemo, useState } from "react";
-import { useNavigate, useSearchParams } from "react-router";
+import { useMemo, useState } from "react";
 import {
   type EnterpriseDeviceQuery,
   type EnterpriseDeviceType,
@@ -23,11 +22,10 @@ import {
 import { ApiError } from "../../api/errors.ts";
 import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { EnterpriseListPage } from "../../components/EnterpriseListPage.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
-import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
-import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { ConnectButton, useConnect } from "../devices/ConnectButton.tsx";
 import { withLiveStates } from "../devices/machine.ts";
 import {
@@ -41,44 +39,13 @@ import { EnterpriseDeviceDrawer } from "./EnterpriseDeviceDrawer.tsx";
 
 /** /device?type=1|2: enterprise or maintenance devices of the current enterprise context. */
 export function EnterpriseDevicePage() {
-  const { t } = useLang();
-  const navigate = useNavigate();
-  const [params] = useSearchParams();
-  const type = parseDeviceType(params.get("type"));
-  const context = useAppStore(selectCurrentContext);
-  const setDeviceType = useAppStore((s) => s.setDeviceType);
-  const hasEnterprises = useAppStore((s) => s.enterprisesList.length > 0);
-
-  useEffect(() => {
-    if (context.eid !== 0) setDeviceType(type);
-  }, [context.eid, type, setDeviceType]);
-
-  if (context.eid === 0) {
-    return (
-      <div className="kw-page">
-        <Result
-          status="info"
-          icon={<ShopOutlined />}
-          title={t("enterprise.noContext")}
-          subTitle={hasEnterprises ? t("enterprise.noContextHint") : t("enterprise.noEnterprises")}
-          extra={
-            <Button type="primary" onClick={() => navigate(PERSONAL_DEVICES_ROUTE)}>
-              {t("nav.deviceList")}
-            </Button>
-          }
-          data-testid="enterprise-no-context"
-        />
-      </div>
-    );
-  }
   // A new enterprise or type starts with fresh filters.
   return (
-    <EnterpriseDevices
-      key={`${context.eid}-${type}`}
-      eid={context.eid}
-      type={type}
-      name={context.name}
-    />
+    <EnterpriseListPage testId="enterprise-no-context">
+      {({ eid, type, name }) => (
+        <EnterpriseDevices key={`${eid}-${type}`} eid={eid} type={type} name={name} />
+      )}
+    </EnterpriseListPage>
   );
 }
 

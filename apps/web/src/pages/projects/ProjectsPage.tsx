@@ -1,16 +1,14 @@
-import { FolderOpenOutlined, PlusOutlined, ShopOutlined } from "@ant-design/icons";
+import { FolderOpenOutlined, PlusOutlined } from "@ant-design/icons";
 import { HW } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import { Button, Card, Empty, Flex, Result, Table, type TableProps, Typography } from "antd";
-import { useEffect, useState } from "react";
-import { useNavigate, useSearchParams } from "react-router";
+import { useState } from "react";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { type ProjectListQuery, type ProjectView, projectsApi } from "../../api/projects.ts";
+import { EnterpriseListPage } from "../../components/EnterpriseListPage.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../../paths.ts";
-import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { CreateProjectModal } from "./CreateProjectModal.tsx";
 import { KeyModal } from "./KeyModal.tsx";
 import { ProjectDrawer } from "./ProjectDrawer.tsx";
@@ -18,42 +16,12 @@ import { LevelTag, ReportStateTag } from "./parts.tsx";
 
 /** /project?type=1|2: enterprise or maintenance projects of the current enterprise context. */
 export function ProjectsPage() {
-  const { t } = useLang();
-  const navigate = useNavigate();
-  const [params] = useSearchParams();
-  const type = parseDeviceType(params.get("type"));
-  const context = useAppStore(selectCurrentContext);
-  const setDeviceType = useAppStore((s) => s.setDeviceType);
-  const hasEnterprises = useAppStore((s) => s.enterprisesList.length > 0);
-
-  useEffect(() => {
-    if (context.eid !== 0) setDeviceType(type);
-  }, [context.eid, type, setDeviceType]);
-
-  if (context.eid === 0) {
-    return (
-      <div className="kw-page">
-        <Result
-          status="info"
-          icon={<ShopOutlined />}
-          title={t("enterprise.noContext")}
-          subTitle={hasEnterprises ? t("enterprise.noContextHint") : t("enterprise.noEnterprises")}
-          extra={
-            <Button type="primary" onClick={() => navigate(PERSONAL_DEVICES_ROUTE)}>
-              {t("nav.deviceList")}
-            </Button>
-          }
-          data-testid="project-no-context"
-        />
-      </div>
-    );
-  }
   return (
-    <Projects
-      key={`${context.eid}-${type}`}
-      query={{ eid: context.eid, type }}
-      name={context.name}
-    />
+    <EnterpriseListPage testId="project-no-context">
+      {({ eid, type, name }) => (
+        <Projects key={`${eid}-${type}`} query={{ eid, type }} name={name} />
+      )}
+    </EnterpriseListPage>
   );
 }
 

@@ -1,16 +1,12 @@
-import { UserAddOutlined } from "@ant-design/icons";
-import { DEFAULT_COUNTRY_CODE, HW, PROJECT_LEVEL, projectAddUserBody } from "@keyway/shared";
+import { HW, PROJECT_LEVEL, projectAddUserBody } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Form, Input, Space, Table, type TableProps, Typography } from "antd";
-import { ApiError } from "../../api/errors.ts";
+import { Space, Table, type TableProps, Typography } from "antd";
 import { queryKeys } from "../../api/keys.ts";
 import { type ProjectUserView, type ProjectView, projectsApi } from "../../api/projects.ts";
-import { showError } from "../../api/queryClient.ts";
+import { AccountAddForm } from "../../components/AccountAddForm.tsx";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
-import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { useAppStore } from "../../store/app.ts";
 import { accountOf } from "../authority/parts.tsx";
 import { isOwner, LevelTag } from "./parts.tsx";
@@ -25,14 +21,9 @@ const ACCOUNT_CODES = [HW.PROJECT_USER_NOT_FOUND.code, HW.PROJECT_USER_EXISTS.co
  */
 export function UsersTab({ project }: { project: ProjectView }) {
   const { t } = useLang();
-  const { message } = App.useApp();
   const queryClient = useQueryClient();
   const me = useAppStore((s) => s.userId);
   const owner = isOwner(project.limit_authority);
-  const [form] = Form.useForm();
-  const rule = useZodRule(addForm);
-  const account = Form.useWatch("account", form) as string | undefined;
-  const isEmail = (account ?? "").includes("@");
 
   const users = useQuery({
     queryKey: queryKeys.projectPart(project.id, "users"),
@@ -111,58 +102,19 @@ export function UsersTab({ project }: { project: ProjectView }) {
   return (
     <div data-testid="project-users">
       {owner && (
-        <Form
-          form={form}
-          layout="inline"
-          requiredMark={false}
+        <AccountAddForm
+          schema={addForm}
+          accountCodes={ACCOUNT_CODES}
+          add={(body) => add.mutateAsync({ id: project.id, ...body })}
+          pending={add.isPending}
+          successText={t("project.userAdded")}
+          submitLabel={t("project.addUser")}
+          placeholder={t("project.accountPlaceholder")}
+          testId="project-user"
+          formTestId="project-user-form"
           className="kw-inline-form kw-mb"
-          initialValues={{ countryCode: DEFAULT_COUNTRY_CODE }}
-          onFinish={async (values) => {
-            const body = parseForm(addForm, values);
-            try {
-              await add.mutateAsync({
-                id: project.id,
-                account: body.account,
-                countryCode: body.account.includes("@") ? undefined : body.countryCode,
-              });
-            } catch (error) {
-              // 08011006 no such user, 08011007 already in: the server's message on the field.
-              if (error instanceof ApiError && ACCOUNT_CODES.some((code) => error.is(code))) {
-                form.setFields([{ name: "account", errors: [error.message] }]);
-              } else showError(error);
-              return;
-            }
-            message.success(t("project.userAdded"));
-            form.resetFields(["account"]);
-            await refresh();
-          }}
-          data-testid="project-user-form"
-        >
-          {!isEmail && (
-            <Form.Item name="countryCode" rules={[rule("countryCode")]}>
-              <CountryCodeSelect data-testid="project-user-country" />
-            </Form.Item>
-          )}
-          <Form.Item name="account" rules={[rule("account")]}>
-            <Input
-              placeholder={t("project.accountPlaceholder")}
-              className="kw-w-220"
-              autoComplete="off"
-              data-testid="project-user-account"
-            />
-          </Form.Item>
-          <Form.Item>
-            <Button
-              type="primary"
-              htmlType="submit"
-              icon={<UserAddOutlined />}
-              loading={add.isPending}
-              data-testid="project-user-submit"
-            >
-              {t("project.addUser")}
-            </Button>
-          </Form.Item>
-        </Form>
+          onAdded={refresh}
+        />
       )}
       <Table<ProjectUserView>
         rowKey="user_id"
