@@ -6,6 +6,25 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ensureInstalled, ensureWebBuilt, root } from "./prepare.mjs";
 
+// The tests start real programs besides Node: a broker, Redis, certificates, a browser.
+// Say what is missing, in one line, before anything runs.
+const onPath = (name) =>
+  (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .some((dir) => dir && existsSync(path.join(dir, name)));
+const missing = [
+  ["/usr/sbin/mosquitto", "mosquitto"],
+  ["redis-server", "redis-server"],
+  ["/usr/bin/openssl", "openssl"],
+  ["/usr/bin/chromium", "chromium"],
+].filter(([program]) => (program.startsWith("/") ? !existsSync(program) : !onPath(program)));
+if (missing.length > 0) {
+  console.error(
+    `npm test needs ${missing.map(([program]) => program).join(", ")}: apt-get install chromium mosquitto redis-server openssl`,
+  );
+  process.exit(1);
+}
+
 ensureInstalled();
 ensureWebBuilt();
 const cacheDir = path.join(root, "node_modules/.cache");
