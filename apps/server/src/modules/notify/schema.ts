@@ -1,4 +1,12 @@
-import { index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+
+/** What an SMS provider with registered templates needs besides the text. */
+export interface SmsTemplateFields {
+  countryCode: string;
+  phone: string;
+  /** Template variables, e.g. `{ code }` for a verification code. */
+  params: Record<string, string>;
+}
 
 /**
  * Durable queue of outgoing e-mails and SMS. A row is written before the caller is answered;
@@ -13,6 +21,8 @@ export const notifications = pgTable(
     recipient: text("recipient").notNull(),
     subject: text("subject").notNull().default(""),
     body: text("body").notNull(),
+    /** SMS only: the number split and the template variables (null: outbox only). */
+    sms: jsonb("sms").$type<SmsTemplateFields>(),
     status: text("status", { enum: ["pending", "sent", "outbox", "failed"] })
       .notNull()
       .default("pending"),
