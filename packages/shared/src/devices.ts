@@ -77,6 +77,25 @@ export const machineStateBody = z.object({ machineCode: machineCodeField });
 
 export const deviceIdQuery = z.object({ deviceId: idField });
 
+/**
+ * `POST /api/device/v1/detail/page` (payload not in the SPEC; decisions/devices.md): the
+ * caller's personal devices in full detail, a page at a time, with the list's filters.
+ */
+export const deviceDetailPageBody = z.object({
+  page: pageField.default(1),
+  pageSize: pageField.max(PAGE_SIZE.deviceLists).default(20),
+  groupId: optionalGroupId,
+  search: optionalText(40),
+});
+
+/** A page of details: the list's `list` and `total` plus the page asked for. */
+export interface DeviceDetailPage {
+  list: Machine[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
 // ---- State, location and cloud switch ----
 
 /** Comma-separated or array list of ids / codes. */

@@ -101,8 +101,18 @@ export const HW = {
   ),
   DELETE_MACHINE_GONE: entry("040103010", "设备已删除", "Device already deleted"),
   DELETE_MACHINE_NOT_BOUND: entry("04010307", "设备已解绑", "Device already unbound"),
-  EDIT_MACHINE_FAILED: entry("040104011", "修改设备失败", "Failed to edit the device"),
-  EDIT_MACHINE_CODE_EXISTS: entry("04010406", "机器码已存在", "Machine code already exists"),
+  // SPEC §8 edit codes: the machine code sent with the edit names none of the caller's
+  // devices / another of them (decisions/devices.md).
+  EDIT_MACHINE_FAILED: entry(
+    "040104011",
+    "修改失败：机器码与该设备不符",
+    "Edit failed: the machine code does not match this device",
+  ),
+  EDIT_MACHINE_CODE_EXISTS: entry(
+    "04010406",
+    "修改失败：该机器码属于您的另一台设备",
+    "Edit failed: this machine code belongs to another of your devices",
+  ),
   EDIT_MACHINE_NOT_FOUND: entry("04010412", "设备不存在", "Device does not exist"),
   DEVICE_PASSWORD_ERROR: entry("04010103", "设备密码错误", "Wrong device password"),
 

@@ -184,7 +184,7 @@ describe("adding devices", () => {
 
 describe("the personal list", () => {
   it("shows only the caller's own devices, with search and group filter", async () => {
-    const carol = await h.signUp("carol@example.com");
+    const carol = await h.signUp("carol.pages@example.com");
     const dave = await h.signUp("dave@example.com");
     const [d1, d2, d3] = await provision(3, "S7-1200");
     const group = (
@@ -231,8 +231,17 @@ describe("the personal list", () => {
     const del = await h.call("POST", "/api/machine/del", {
       form: { delMachineID: id, isAkey: 0 },
       token: bob,
+      lang: "en",
     });
-    expect(del.body.hwcode).toBe("04010307");
+    // Decision 18: someone else's device answers exactly like a missing one.
+    const missing = await h.call("POST", "/api/machine/del", {
+      form: { delMachineID: 99999999, isAkey: 0 },
+      token: bob,
+      lang: "en",
+    });
+    expect(del.body).toEqual(missing.body);
+    expect(del.body).toMatchObject({ hwcode: "040103010", msg: "Device already deleted" });
+    expect((await listOf(alice)).list.some((m) => m.machine_id === id)).toBe(true);
     const role = await h.call("GET", `/api/device/v1/user/role/info?deviceId=${id}`, {
       token: bob,
     });
@@ -309,13 +318,88 @@ describe("the personal list", () => {
       form: { delMachineID: id, isAkey: 1 },
       token: alice,
     });
-    expect(again.body.hwcode).toBe("04010307");
+    expect(again.body.hwcode).toBe("040103010");
     const gone = await h.call("POST", "/api/machine/del", {
       form: { delMachineID: 99999999 },
       token: alice,
     });
     expect(gone.body.hwcode).toBe("040103010");
     expect((await add(bob, d)).body.hwdata.limit_authority).toBe(3);
+  });
+});
+
+describe("edit machine codes (SPEC §8)", () => {
+  it("answers 04010412, 04010406 and 040104011 each with its own message", async () => {
+    const [d1, d2, foreign] = await provision(3);
+    const id1 = (await add(alice, d1, "First")).body.hwdata.machine_id;
+    await add(alice, d2, "Second");
+    await add(bob, foreign, "Bobs");
+    const edit = (form: Record<string, string | number>, lang: "en" | "zh" = "en") =>
+      h.call<Machine>("POST", "/api/machine/update", {
+        form: { updateMachineID: id1, updateMachineName: "Renamed", ...form },
+        token: alice,
+        lang,
+      });
+
+    // The code of the device itself (any case) is accepted.
+    const same = await edit({ updateMachineCode: d1.machineCode.toLowerCase() });
+    expect(same.body.hwdata.machine_name).toBe("Renamed");
+
+    const notFound = await edit({ updateMachineID: 99999999 });
+    expect(notFound.body).toMatchObject({ hwcode: "04010412", msg: "Device does not exist" });
+
+    const other = await edit({ updateMachineCode: d2.machineCode, updateMachineName: "X" });
+    expect(other.body).toMatchObject({
+      hwcode: "04010406",
+      msg: "Edit failed: this machine code belongs to another of your devices",
+    });
+    // Someone else's code and an unknown code look alike: "does not match".
+    for (const code of [foreign.machineCode, "KW-00000-00000"]) {
+      const mismatch = await edit({ updateMachineCode: code, updateMachineName: "X" });
+      expect(mismatch.body).toMatchObject({
+        hwcode: "040104011",
+        msg: "Edit failed: the machine code does not match this device",
+      });
+    }
+    const zh = await edit({ updateMachineCode: d2.machineCode }, "zh");
+    expect(zh.body.msg).toBe("修改失败：该机器码属于您的另一台设备");
+    // Refused edits changed nothing.
+    const detail = await h.call<Machine>("GET", `/api/device/v1/detail?deviceId=${id1}`, {
+      token: alice,
+    });
+    expect(detail.body.hwdata.machine_name).toBe("Renamed");
+  });
+});
+
+describe("device detail page", () => {
+  it("pages the caller's own devices in detail with the list's filters", async () => {
+    const carol = await h.signUp("carol.pages@example.com");
+    const issued = await provision(5, "MT8071iE");
+    for (const [i, d] of issued.entries()) await add(carol, d, `Carol ${i + 1}`);
+    await add(bob, (await provision(1))[0], "Not Carols");
+    const page = (form: Record<string, string | number> | null) =>
+      h.call<{ list: Machine[]; total: number; page: number; pageSize: number }>(
+        "POST",
+        "/api/device/v1/detail/page",
+        form ? { form, token: carol } : { token: carol },
+      );
+    const first = await page({ page: 1, pageSize: 2 });
+    expect(first.body.hwdata).toMatchObject({ total: 5, page: 1, pageSize: 2 });
+    expect(first.body.hwdata.list.map((m) => m.machine_name)).toEqual(["Carol 5", "Carol 4"]);
+    expect(first.body.hwdata.list[0]).toMatchObject({ model: "MT8071iE", limit_authority: 3 });
+    const last = await page({ page: 3, pageSize: 2 });
+    expect(last.body.hwdata.list.map((m) => m.machine_name)).toEqual(["Carol 1"]);
+    const past = await page({ page: 9, pageSize: 2 });
+    expect(past.body.hwdata).toMatchObject({ list: [], total: 5 });
+    const all = await page(null);
+    expect(all.body.hwdata).toMatchObject({ total: 5, page: 1, pageSize: 20 });
+    expect(all.body.hwdata.list.some((m) => m.machine_name === "Not Carols")).toBe(false);
+    const search = await page({ search: "carol 3" });
+    expect(search.body.hwdata.list.map((m) => m.machine_name)).toEqual(["Carol 3"]);
+    const tooBig = await page({ pageSize: 5001 });
+    expect(tooBig.body.hwcode).toBe(400);
+    const anonymous = await h.call("POST", "/api/device/v1/detail/page", { form: {} });
+    expect(anonymous.status).toBe(401);
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   cloudSwitchBody,
   DEFAULT_MACHINE_ICON,
+  deviceDetailPageBody,
   deviceIdQuery,
   groupCreateBody,
   groupDeleteBody,
@@ -113,6 +114,7 @@ export function deviceRoutes(
           remark: b.updateMachineRemark,
           alias: b.updateMachineAlias,
           groupId: b.updateMachineGroupID,
+          code: b.updateMachineCode,
         }),
       );
     },
@@ -135,6 +137,23 @@ export function deviceRoutes(
     "/api/device/v1/detail",
     { schema: { tags, summary: "Device detail", querystring: deviceIdQuery }, preValidation: auth },
     async (request) => ok(await devices.detail(callerOf(request).userId, request.query.deviceId)),
+  );
+
+  r.post(
+    "/api/device/v1/detail/page",
+    {
+      schema: {
+        tags,
+        summary: "The caller's personal devices in detail, a page at a time",
+        body: deviceDetailPageBody.nullish(),
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const b = request.body ?? deviceDetailPageBody.parse({});
+      const found = await devices.list(callerOf(request).userId, b);
+      return ok({ ...found, page: b.page, pageSize: b.pageSize });
+    },
   );
 
   r.get(

@@ -18,7 +18,7 @@ import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashPassword, hashToken, verifyPassword } from "../../infra/crypto.ts";
 import { accessRequests, blackList, visitGrants } from "../access/schema.ts";
-import { enterpriseDevices } from "../enterprises/schema.ts";
+import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
 import { type Device, type DeviceLink, deviceGroups, deviceLinks, devices } from "./schema.ts";
 
 const CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: no I, L, O, U
@@ -234,7 +234,10 @@ export function createDeviceService(deps: {
     groupName: deviceGroups.name,
   };
 
-  async function list(userId: number, filter: { groupId?: number; search?: string } = {}) {
+  async function list(
+    userId: number,
+    filter: { groupId?: number; search?: string; page?: number; pageSize?: number } = {},
+  ) {
     const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
     if (filter.groupId) conditions.push(eq(deviceLinks.groupId, filter.groupId));
     if (filter.search) {
@@ -248,15 +251,29 @@ export function createDeviceService(deps: {
         ) as SQL,
       );
     }
-    const rows = await db
-      .select(personalColumns)
+    const query = db
+      .select({ ...personalColumns, total: sql<number>`cast(count(*) over () as int)` })
       .from(deviceLinks)
       .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
       .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
       .where(and(...conditions))
-      .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id));
+      .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id))
+      .$dynamic();
+    const paged = filter.pageSize !== undefined;
+    if (paged)
+      query.limit(filter.pageSize ?? 0).offset(((filter.page ?? 1) - 1) * (filter.pageSize ?? 0));
+    const rows = await query;
     const list = rows.map((r) => toMachine(r.device, { link: r.link, groupName: r.groupName }));
-    return { list, total: list.length };
+    // Past the last page the window count has no row: count separately then.
+    let total = rows[0]?.total ?? 0;
+    if (paged && rows.length === 0 && (filter.page ?? 1) > 1) {
+      [{ total }] = await db
+        .select({ total: count() })
+        .from(deviceLinks)
+        .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+        .where(and(...conditions));
+    }
+    return { list, total };
   }
 
   async function requireLink(userId: number, deviceId: number) {
@@ -291,9 +308,29 @@ export function createDeviceService(deps: {
 
   async function update(
     userId: number,
-    input: { deviceId: number; name: string; remark?: string; alias?: string; groupId?: number },
+    input: {
+      deviceId: number;
+      name: string;
+      remark?: string;
+      alias?: string;
+      groupId?: number;
+      /** The code of the device the client is editing: a guard against a stale row. */
+      code?: string;
+    },
   ): Promise<Machine> {
-    await requireLink(userId, input.deviceId);
+    // SPEC §8 edit codes (decisions/devices.md): 04010412 the id is not in the caller's list;
+    // 04010406 the code is another of the caller's devices; 040104011 it is none of them.
+    const row = await requireLink(userId, input.deviceId);
+    const code = input.code?.trim().toUpperCase();
+    if (code && code !== row.device.code) {
+      const [other] = await db
+        .select({ id: devices.id })
+        .from(deviceLinks)
+        .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+        .where(and(eq(deviceLinks.userId, userId), eq(devices.code, code)))
+        .limit(1);
+      throw fail(other ? "EDIT_MACHINE_CODE_EXISTS" : "EDIT_MACHINE_FAILED");
+    }
     const groupId =
       input.groupId === undefined ? undefined : await requireGroup(userId, input.groupId);
     await db
@@ -318,14 +355,16 @@ export function createDeviceService(deps: {
       .from(deviceLinks)
       .where(and(eq(deviceLinks.userId, userId), eq(deviceLinks.deviceId, deviceId)))
       .limit(1);
-    if (!link) {
-      const [device] = await db
-        .select({ id: devices.id })
-        .from(devices)
-        .where(eq(devices.id, deviceId));
-      throw fail(device ? "DELETE_MACHINE_NOT_BOUND" : "DELETE_MACHINE_GONE");
-    }
+    // Missing, someone else's or already deleted: one answer, so ids cannot be probed
+    // (decision 18); the client counts it as success.
+    if (!link) throw fail("DELETE_MACHINE_GONE");
     await db.transaction(async (tx) => {
+      const mine = await tx
+        .delete(deviceLinks)
+        .where(eq(deviceLinks.id, link.id))
+        .returning({ id: deviceLinks.id });
+      // The link went between the read and now (the Akey unbound the device meanwhile).
+      if (mine.length === 0) throw fail("DELETE_MACHINE_NOT_BOUND");
       if (link.role === "akey") {
         // Unbound: no identity, visit time, black list or open request survives the owner.
         await tx.delete(deviceLinks).where(eq(deviceLinks.deviceId, deviceId));
@@ -345,7 +384,6 @@ export function createDeviceService(deps: {
             ),
           );
       } else {
-        await tx.delete(deviceLinks).where(eq(deviceLinks.id, link.id));
         await tx
           .delete(visitGrants)
           .where(and(eq(visitGrants.deviceId, deviceId), eq(visitGrants.userId, userId)));
@@ -354,23 +392,49 @@ export function createDeviceService(deps: {
     deps.onRightsChanged?.(deviceId, link.role === "akey" ? undefined : userId);
   }
 
-  async function state(userId: number, code: string) {
-    const [row] = await db
-      .select({ online: devices.online })
-      .from(devices)
-      .innerJoin(deviceLinks, eq(deviceLinks.deviceId, devices.id))
-      .where(and(eq(devices.code, code), eq(deviceLinks.userId, userId)))
-      .limit(1);
-    if (!row) throw fail("EDIT_MACHINE_NOT_FOUND");
-    return { state: row.online ? 1 : 0, online: row.online };
+  /**
+   * The devices a user may see anywhere: their personal list, and in each enterprise the
+   * list of their membership's kind (enterprise devices for members, maintenance devices
+   * for the maintenance team, both for admins). What the state calls answer for.
+   */
+  function visibleTo(userId: number): SQL {
+    const personal = db
+      .select({ id: deviceLinks.deviceId })
+      .from(deviceLinks)
+      .where(eq(deviceLinks.userId, userId));
+    const held = db
+      .select({ id: enterpriseDevices.deviceId })
+      .from(enterpriseDevices)
+      .innerJoin(
+        enterpriseMembers,
+        and(
+          eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
+          eq(enterpriseMembers.userId, userId),
+        ),
+      )
+      .where(
+        or(
+          eq(enterpriseMembers.isAdmin, true),
+          and(eq(enterpriseMembers.kind, "member"), eq(enterpriseDevices.type, 1)),
+          and(eq(enterpriseMembers.kind, "maintenance"), eq(enterpriseDevices.type, 2)),
+        ),
+      );
+    return or(inArray(devices.id, personal), inArray(devices.id, held)) as SQL;
   }
 
-  /** Online state of the caller's devices, all of them or by id / code. */
+  async function state(userId: number, code: string) {
+    const [found] = await states(userId, { codes: [code] });
+    // Unknown, or not one the caller may see: the same answer, so codes cannot be probed.
+    if (!found) throw fail("EDIT_MACHINE_NOT_FOUND");
+    return { state: found.state, online: found.online };
+  }
+
+  /** Online state of the devices the caller may see (`visibleTo`), all or by id / code. */
   async function states(
     userId: number,
     filter: { ids?: number[]; codes?: string[] } = {},
   ): Promise<MachineStateEntry[]> {
-    const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
+    const conditions: SQL[] = [visibleTo(userId)];
     if (filter.ids) conditions.push(inArray(devices.id, filter.ids.length ? filter.ids : [0]));
     if (filter.codes)
       conditions.push(inArray(devices.code, filter.codes.length ? filter.codes : [""]));
@@ -381,8 +445,7 @@ export function createDeviceService(deps: {
         online: devices.online,
         lastSeenAt: devices.lastSeenAt,
       })
-      .from(deviceLinks)
-      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+      .from(devices)
       .where(and(...conditions))
       .orderBy(desc(devices.id));
     return rows.map((r) => ({

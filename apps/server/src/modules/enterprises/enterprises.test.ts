@@ -259,8 +259,79 @@ describe("enterprise device lists", () => {
     const refused = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
       form: { eid, machineId: servicedId, remark: "x" },
       token: member,
+      lang: "en",
     });
-    expect(refused.body.hwcode).not.toBe(0);
+    // An ordinary member does not see the maintenance device at all: "does not exist".
+    expect(refused.body).toMatchObject({ hwcode: "04010412", msg: "Device does not exist" });
+    const outsiderTry = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
+      form: { eid, machineId: servicedId, remark: "x" },
+      token: outsider,
+      lang: "en",
+    });
+    expect(outsiderTry.body).toMatchObject({ hwcode: 403, msg: "User has no permission" });
+
+    // SPEC §5 remark: at most 50 characters.
+    const fifty = "m".repeat(50);
+    const atLimit = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
+      form: { eid, machineId: servicedId, remark: fifty },
+      token: maintainer,
+    });
+    expect(atLimit.body.hwcode).toBe(0);
+    const tooLong = await h.call("POST", "/api/enterprises/UpdateMaintenanceRemark", {
+      form: { eid, machineId: servicedId, remark: `${fifty}m` },
+      token: maintainer,
+      lang: "en",
+    });
+    expect(tooLong.body).toMatchObject({
+      hwcode: 400,
+      msg: "The remark cannot exceed 50 characters",
+    });
+    expect(
+      (await devicelist(maintainer, { eid, type: 2 })).body.hwdata.list[0].maintenance_remark,
+    ).toBe(fifty);
+  });
+});
+
+describe("online state of enterprise devices", () => {
+  type StateList = { list: { machine_id: number; machine_code: string; state: number }[] };
+  const states = (token: string, ids: number[]) =>
+    h.call<StateList>("POST", "/api/machine/machineStates", {
+      form: { machineIds: ids.join(",") },
+      token,
+    });
+
+  it("answers for the devices of the caller's lists, and nothing for anyone else", async () => {
+    const ownIds = (await devicelist(member, { eid, type: 1 })).body.hwdata.list.map(
+      (m) => m.machine_id,
+    );
+    const servicedId = (await devicelist(maintainer, { eid, type: 2 })).body.hwdata.list[0]
+      .machine_id;
+    const all = [...ownIds, servicedId];
+    const forMember = await states(member, all);
+    expect(forMember.body.hwdata.list.map((s) => s.machine_id).sort()).toEqual([...ownIds].sort());
+    const forMaintainer = await states(maintainer, all);
+    expect(forMaintainer.body.hwdata.list.map((s) => s.machine_id)).toEqual([servicedId]);
+    const forAdmin = await states(admin, all);
+    expect(forAdmin.body.hwdata.list).toHaveLength(4);
+    // The refusal: an outsider gets nothing for those ids, all of them or by code.
+    expect((await states(outsider, all)).body.hwdata.list).toEqual([]);
+    const outsiderAll = await h.call<StateList>("POST", "/api/machine/machineStates", {
+      token: outsider,
+    });
+    expect(outsiderAll.body.hwdata.list).toEqual([]);
+    const byCode = await h.call<StateList>("POST", "/api/machine/getMachineStates", {
+      form: { machineCodes: own.map((d) => d.machineCode).join(",") },
+      token: outsider,
+    });
+    expect(byCode.body.hwdata.list).toEqual([]);
+    const one = (token: string, machineCode: string) =>
+      h.call("POST", "/api/machine/getMachineState", { form: { machineCode }, token });
+    expect((await one(member, own[1].machineCode)).body.hwdata).toEqual({
+      state: 0,
+      online: false,
+    });
+    expect((await one(outsider, own[1].machineCode)).body.hwcode).toBe("04010412");
+    expect((await one(member, serviced.machineCode)).body.hwcode).toBe("04010412");
   });
 });
 
