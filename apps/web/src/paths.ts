@@ -32,6 +32,16 @@ export const PATHS = {
   scadaRegister: "/scadaRegister",
   /** The brand's apps: versions, links and QR codes (public). */
   appDownload: "/appDownload",
+  /** Entry: the device list when signed in, else /login. */
+  main: "/main",
+  /** Personal information (login shell; signed-in users only, others via /login and back). */
+  userInfo: "/userInfo",
+  /** Standalone account changes a phone app's web view opens (login shell, signed in). */
+  modifyEmail: "/modifyEmail",
+  modifyPhone: "/modifyPhone",
+  deleteAccount: "/deleteAccount",
+  /** Change the password (main layout). */
+  recoverPwd: "/recoverPwd",
 } as const;
 
 /** The mobile route (SPEC §2 /mobile) and its screens; phones are sent here (lib/deviceKind.ts). */
@@ -48,7 +58,13 @@ export const MOBILE = {
 } as const;
 
 /** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */
-export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([PATHS.scadaRegister]);
+export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([
+  PATHS.scadaRegister,
+  // Opened inside the phone app's web view: the page itself, not the mobile web UI.
+  PATHS.modifyEmail,
+  PATHS.modifyPhone,
+  PATHS.deleteAccount,
+]);
 
 /** One 4G card's page (also what its QR code holds). */
 export function iotCardPath(iccid: string): string {

@@ -3,6 +3,14 @@ import { TitleSync } from "./brand/TitleSync.tsx";
 import { LanguageSync } from "./components/LanguageSync.tsx";
 import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
+import {
+  DeleteAccountPage,
+  ModifyEmailPage,
+  ModifyPhonePage,
+} from "./pages/account/AccountChangePage.tsx";
+import { MainEntryPage } from "./pages/account/MainEntryPage.tsx";
+import { RecoverPwdPage } from "./pages/account/RecoverPwdPage.tsx";
+import { UserInfoPage } from "./pages/account/UserInfoPage.tsx";
 import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
 import { AlarmCenterPage } from "./pages/alarmCenter/AlarmCenterPage.tsx";
 import { AppDownloadPage } from "./pages/appDownload/AppDownloadPage.tsx";
@@ -43,6 +51,7 @@ const mainPages: RouteObject[] = [
   { path: PATHS.iotCard, element: <IotCardsPage /> },
   { path: `${PATHS.iotCard}/:iccid`, element: <IotCardDetailPage /> },
   { path: PATHS.cloudMap, element: <CloudMapPage /> },
+  { path: PATHS.recoverPwd, element: <RecoverPwdPage /> },
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 
@@ -80,6 +89,11 @@ export const router = createBrowserRouter([
       { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
       { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
+      { path: PATHS.main, element: <MainEntryPage /> },
+      { path: PATHS.userInfo, element: <UserInfoPage /> },
+      { path: PATHS.modifyEmail, element: <ModifyEmailPage /> },
+      { path: PATHS.modifyPhone, element: <ModifyPhonePage /> },
+      { path: PATHS.deleteAccount, element: <DeleteAccountPage /> },
       // The phone's QR-login confirmation: beside the mobile shell, it handles a missing login itself.
       qrConfirmRoute,
       mobileRoute,

@@ -5,6 +5,7 @@ import {
   hwMessage,
   isSuccess,
   LOGOUT_DELAY_MS,
+  LOGOUT_DELAY_SMS_ALARM_MS,
   REQUEST_TIMEOUT_MS,
 } from "@keyway/shared";
 import axios, { type AxiosError, type AxiosRequestConfig, type Method } from "axios";
@@ -49,11 +50,36 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Base path of the call: `/api` (default) or `/eapi` (SPEC §7 enterprise portal calls). */
   base?: ApiBase;
+  /**
+   * SPEC §8 treats SMS and alarm calls apart (hwcode 404 logs out, 1.2 s logout, persistent
+   * 504). Defaults to `isSmsAlarmCall(url)`; set it to override the path rule.
+   */
+  smsAlarm?: boolean;
 }
 
 export type ApiBase = "/api" | "/eapi";
 
 // ---- SPEC §8 transport table ----
+
+/**
+ * SMS and alarm calls (SPEC §8 "on SMS and alarm calls"): the SMS / e-mail alarm push
+ * configuration, stock and records, and the alarm lists, confirmations and limits. Decided by
+ * path so every caller gets the same treatment without flagging each call
+ * (docs/decisions/accounts-web.md).
+ */
+const SMS_ALARM_PATHS: readonly RegExp[] = [
+  /^\/msg\//, // the message service: enterprise SMS / e-mail alarm configuration and records
+  /^\/(operator\/)?v1\/sms\//, // SMS stock and sales
+  /^\/v1\/alarm\//, // personal alarm push configuration and contacts
+  /^\/v1\/devices\/(alarm|msgConfig|imageReset)/, // alarm lists, confirmation, per-device SMS
+  /^\/machine\/(limitAlarmSet|confirmMacAlarm)/,
+  /^\/v1\/iotcard\/alarm\//,
+];
+
+export function isSmsAlarmCall(url: string): boolean {
+  const path = url.split("?")[0] ?? "";
+  return SMS_ALARM_PATHS.some((pattern) => pattern.test(path));
+}
 
 const HTTP_KEYS = {
   400: "http.e400",
@@ -83,11 +109,11 @@ export function hwcodeMessage(code: number | string): string {
   return key ? hwMessage(key, currentLang()) : i18n.t("http.failed", { code });
 }
 
-// ---- Expired session: notify, then log out after LOGOUT_DELAY_MS ----
+// ---- Expired session: notify, then log out after LOGOUT_DELAY_MS (1.2 s on SMS / alarm calls) ----
 
 let expiring = false;
 
-export function expireSession(message: string): void {
+export function expireSession(message: string, delayMs: number = LOGOUT_DELAY_MS): void {
   if (expiring) return;
   expiring = true;
   const hadToken = hasToken();
@@ -96,7 +122,7 @@ export function expireSession(message: string): void {
   window.setTimeout(() => {
     expiring = false;
     signOutLocally(hadToken ? "/loginTimeout" : "/login");
-  }, LOGOUT_DELAY_MS);
+  }, delayMs);
 }
 
 function isEnvelope(data: unknown): data is Envelope {
@@ -118,23 +144,30 @@ export async function call<T>(
     else config.data = toForm(params);
   }
 
+  const smsAlarm = options.smsAlarm ?? isSmsAlarmCall(url);
+
   let envelope: unknown;
   try {
     envelope = (await http.request(config)).data;
   } catch (error) {
-    throw transportError(error as AxiosError, options);
+    throw transportError(error as AxiosError, options, smsAlarm);
   }
 
   if (!isEnvelope(envelope)) throw new ApiError(i18n.t("http.serverApi"), "transport", 500);
   if (isSuccess(envelope)) return envelope.hwdata as T;
 
-  const code = envelope.hwcode;
-  const message = envelope.msg || hwcodeMessage(code);
-  if (String(code) === String(HW.TOKEN_INVALID.code) && !options.skipSessionHandling) {
-    expireSession(message);
-    throw new ApiError(message, "session", code);
+  const code = String(envelope.hwcode);
+  // On SMS / alarm calls the server's own message is what the user sees (SPEC §8).
+  const message = envelope.msg || hwcodeMessage(envelope.hwcode);
+  const tokenRefused =
+    code === String(HW.TOKEN_INVALID.code) || (smsAlarm && code === String(HW.NOT_FOUND.code));
+  if (tokenRefused && !options.skipSessionHandling) {
+    const text =
+      code === String(HW.TOKEN_INVALID.code) ? message : hwMessage("TOKEN_INVALID", currentLang());
+    expireSession(text, smsAlarm ? LOGOUT_DELAY_SMS_ALARM_MS : LOGOUT_DELAY_MS);
+    throw new ApiError(text, "session", envelope.hwcode);
   }
-  throw new ApiError(message, "business", code);
+  throw new ApiError(message, "business", envelope.hwcode);
 }
 
 function stripEmpty(params: FormBody): Record<string, string | number | boolean> {
@@ -145,7 +178,7 @@ function stripEmpty(params: FormBody): Record<string, string | number | boolean>
   return out;
 }
 
-function transportError(error: AxiosError, options: CallOptions): ApiError {
+function transportError(error: AxiosError, options: CallOptions, smsAlarm: boolean): ApiError {
   if (axios.isCancel(error)) return new ApiError("cancelled", "transport");
   const response = error.response;
   if (!response) {
@@ -166,7 +199,12 @@ function transportError(error: AxiosError, options: CallOptions): ApiError {
   if (status === 429 && isEnvelope(body) && body.msg) {
     return new ApiError(body.msg, "transport", body.hwcode, 429);
   }
-  return new ApiError(transportMessage(status), "transport", null, status);
+  const message = transportMessage(status);
+  // A gateway timeout on an SMS / alarm call stays on screen until closed (SPEC §8).
+  if (status === 504 && smsAlarm) {
+    feedback()?.notification.error({ key: "gateway-timeout", title: message, duration: false });
+  }
+  return new ApiError(message, "transport", null, status);
 }
 
 export const api = {

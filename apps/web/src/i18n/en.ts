@@ -82,6 +82,7 @@ const en = {
     activated: "Account activated, logging you in…",
     success: "Welcome back, {{name}}",
     backToLogin: "Back to log in",
+    formatError: "The account or password format is incorrect",
   },
   register: {
     titlePhone: "Register with your phone",
@@ -1393,6 +1394,19 @@ const en = {
     newCodesHint: "The old codes stop working. Confirm with the app's current code.",
     newCodesDone: "New recovery codes",
     loadFailed: "Could not read the two-factor state",
+  },
+  account: {
+    userInfoTitle: "Personal information",
+    userInfoHint: "Your account, and the ways to change it",
+    role: "Role",
+    roleUser: "User",
+    roleOperator: "Platform operator",
+    toDevices: "My devices",
+    backToInfo: "Back to personal information",
+    current: "Current: {{value}}",
+    recoverPwdHint:
+      "Enter your current password, then the new one twice. Your other logged-in terminals are signed out and log in again with the new password.",
+    passwordChangedHint: "Use the new password the next time you log in.",
   },
   notFound: {
     title: "Page not found",

@@ -81,6 +81,7 @@ const zh: Messages = {
     activated: "账号已激活，正在登录…",
     success: "欢迎回来，{{name}}",
     backToLogin: "返回登录",
+    formatError: "账号或密码格式不正确",
   },
   register: {
     titlePhone: "手机号注册",
@@ -1354,6 +1355,18 @@ const zh: Messages = {
     newCodesHint: "旧的恢复码将失效。请输入应用中当前的验证码确认。",
     newCodesDone: "新的恢复码",
     loadFailed: "无法读取两步验证状态",
+  },
+  account: {
+    userInfoTitle: "个人信息",
+    userInfoHint: "您的账号信息及修改入口",
+    role: "角色",
+    roleUser: "普通用户",
+    roleOperator: "平台运营者",
+    toDevices: "我的设备",
+    backToInfo: "返回个人信息",
+    current: "当前：{{value}}",
+    recoverPwdHint: "请输入当前密码，再输入两次新密码。其他已登录的终端将被退出，需用新密码重新登录。",
+    passwordChangedHint: "下次登录时请使用新密码。",
   },
   notFound: {
     title: "页面不存在",

@@ -13,6 +13,7 @@ import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { LOGIN_STATE, useAppStore } from "../../store/app.ts";
+import { REDIRECT_PARAM, safeReturnPath } from "../account/returnPath.ts";
 import { ActivateStep } from "../register/ActivateStep.tsx";
 import {
   type Credentials,
@@ -25,6 +26,25 @@ import { readRememberedAccount, rememberAccount } from "./remember.ts";
 import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 type Tab = "phone" | "email" | "qr";
+
+/** Login codes shown with their own text; every other business code is a format error. */
+const LOGIN_OWN_TEXT: ReadonlySet<string> = new Set(
+  [HW.PASSWORD_ERROR, HW.ACCOUNT_NOT_FOUND, HW.ACCOUNT_LOCKED].map((e) => String(e.code)),
+);
+
+/**
+ * SPEC §8 Login: 07010110 / 07010109 say what is wrong, "any other error is shown as a format
+ * error". Codes with their own step (two-factor, activation) never get here; the account lock
+ * (a later code) keeps its text, because "format" would send the user hunting for a typo;
+ * transport failures (network, rate limit, 5xx) keep theirs, being no answer about the input.
+ * null: nothing to show (an expired session is already notified).
+ */
+export function loginErrorText(error: unknown, formatError: string): string | null {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  if (error.kind === "session") return null;
+  if (error.kind === "transport") return error.message;
+  return LOGIN_OWN_TEXT.has(String(error.hwcode)) ? error.message : formatError;
+}
 
 /** Optional router state from register / forgot-password: prefill the account. */
 export interface LoginPrefill {
@@ -97,9 +117,8 @@ export function LoginPage() {
         setError(null);
       } else {
         setInactive(null);
-        if (!(e instanceof ApiError && e.kind === "session")) {
-          setError(e instanceof Error ? e.message : String(e));
-        }
+        const text = loginErrorText(e, t("login.formatError"));
+        if (text !== null) setError(text);
       }
     } finally {
       setSubmitting(false);
@@ -117,7 +136,9 @@ export function LoginPage() {
         : null,
     );
     message.success(t("login.success", { name }));
-    navigate(LANDING_ROUTE, { replace: true });
+    // Back to the page that sent the user here (/userInfo, /modifyPhone, ...), else the devices.
+    const back = safeReturnPath(new URLSearchParams(location.search).get(REDIRECT_PARAM));
+    navigate(back ?? LANDING_ROUTE, { replace: true });
   };
 
   const onFinish = (values: LoginValues) => {

@@ -1,59 +1,20 @@
-import { changePasswordForm } from "@keyway/shared";
-import { useMutation } from "@tanstack/react-query";
-import { App, Form, Input } from "antd";
-import { userApi } from "../../api/user.ts";
 import { FormModal } from "../../components/FormModal.tsx";
-import { PasswordPairFields } from "../../components/form/PasswordPairFields.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { USER_STATE, useAppStore } from "../../store/app.ts";
+import { usePasswordForm } from "../account/usePasswordForm.tsx";
 
 export function ChangePasswordModal(props: { open: boolean; onClose: () => void }) {
   const { t } = useLang();
-  const { message } = App.useApp();
-  const [form] = Form.useForm();
-  const rule = useZodRule(changePasswordForm);
-  const change = useMutation({ mutationFn: userApi.changePassword });
-
+  const f = usePasswordForm({ onDone: props.onClose });
   return (
     <FormModal
       title={t("safety.changePassword")}
       open={props.open}
       onClose={props.onClose}
-      form={form}
-      submitting={change.isPending}
+      form={f.form}
+      submitting={f.submitting}
       submitTestId="change-password-submit"
     >
-      <Form
-        form={form}
-        layout="vertical"
-        requiredMark={false}
-        onFinish={async (values) => {
-          const v = parseForm(changePasswordForm, values);
-          try {
-            await change.mutateAsync({ oldPwd: v.oldPwd, newPwd: v.password });
-          } catch {
-            return;
-          }
-          useAppStore.getState().setUserState(USER_STATE.passwordChanged);
-          message.success(t("safety.passwordChanged"));
-          props.onClose();
-        }}
-      >
-        <Form.Item name="oldPwd" label={t("field.oldPassword")} rules={[rule("oldPwd")]}>
-          <Input.Password
-            data-testid="change-password-old"
-            placeholder={t("placeholder.oldPassword")}
-            autoComplete="current-password"
-          />
-        </Form.Item>
-        <PasswordPairFields
-          rule={rule}
-          passwordLabel={t("field.newPassword")}
-          passwordTestId="change-password-new"
-          confirmTestId="change-password-confirm"
-        />
-      </Form>
+      {f.element}
     </FormModal>
   );
 }
