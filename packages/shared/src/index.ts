@@ -15,6 +15,7 @@ export * from "./lang.ts";
 export * from "./phone.ts";
 export * from "./portal.ts";
 export * from "./projects.ts";
+export * from "./pushStats.ts";
 export * from "./qrLogin.ts";
 export * from "./twoFactor.ts";
 export * from "./validation.ts";

@@ -9,6 +9,7 @@ import {
   entMsgConfigBody,
   entSetMachineSmsFlagBody,
   msgConfigDevicesQuery,
+  pushStatsBody,
   sendRecordPageBody,
   sendRecordPageQuery,
   setMachineSmsFlagBody,
@@ -313,6 +314,18 @@ export function alarmPushRoutes(
         await notify.emailRecords({ eid: b.eid, userId: me(request) }, b, requestLang(request)),
       );
     },
+  );
+  r.post(
+    "/api/v1/alarm/push/statistics",
+    {
+      schema: {
+        tags,
+        summary: "Sends per day (SMS / e-mail, sent / not sent) and SMS stock used, last 30 days",
+        body: pushStatsBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => ok(await push.statistics(me(request), request.body)),
   );
   r.get(
     "/api/msg/v1/ent/alarm/smsLoggerPage",

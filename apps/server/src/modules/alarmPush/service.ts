@@ -27,6 +27,7 @@ import {
   smsStockRecords,
   userMsgConfigs,
 } from "./schema.ts";
+import { createPushStats } from "./stats.ts";
 
 export type AlarmPushService = ReturnType<typeof createAlarmPushService>;
 
@@ -774,5 +775,7 @@ export function createAlarmPushService(deps: {
       pageSize: number;
     }) => stockRecords({ ...q, eid: q.eid > 0 ? q.eid : undefined, operates: ["sale"] }),
     allocationList,
+    /** The data centre's charts (stats.ts). */
+    statistics: createPushStats({ db, clock, push: { requireMember } }),
   };
 }
