@@ -1,8 +1,17 @@
-import { HW, TWO_FACTOR } from "@keyway/shared";
+import { BRANDS, HW, TWO_FACTOR } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testConfig } from "../../config.ts";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../http/envelope.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { twoFactorAuth, twoFactorRecoveryCodes } from "./schema.ts";
-import { base32Decode, base32Encode, totpCode, totpStep } from "./twoFactor.ts";
+import {
+  base32Decode,
+  base32Encode,
+  createTwoFactorService,
+  totpCode,
+  totpStep,
+} from "./twoFactor.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,6 +33,37 @@ const wrongCode = (secret: string) => {
     if (!near.includes(candidate)) return candidate;
   }
 };
+
+/**
+ * `db` whose SELECTs answer 20 ms late (every builder in the chain is wrapped, its `then`
+ * delayed), so requests running together read before any of them writes.
+ */
+function slowReads(db: Db): Db {
+  const wrap = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, key) {
+        const value = Reflect.get(object, key, object);
+        if (typeof value !== "function") return value;
+        if (key === "then") {
+          return (resolve: (v: unknown) => void, reject: (e: unknown) => void) =>
+            value.call(object, (v: unknown) => setTimeout(() => resolve(v), 20), reject);
+        }
+        return (...args: unknown[]) => {
+          const out = value.apply(object, args);
+          return out && typeof out === "object" ? wrap(out) : out;
+        };
+      },
+    });
+  return new Proxy(db, {
+    get(object, key) {
+      const value = Reflect.get(object, key, object);
+      if (key === "select" && typeof value === "function") {
+        return (...args: unknown[]) => wrap(value.apply(object, args));
+      }
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
+}
 
 async function passwordStep(email: string, password = "secret123", extra = {}) {
   return h.call("POST", "/api/user/login", {
@@ -250,6 +290,34 @@ describe("log in with two-factor on", () => {
       form: { challenge: step.body.hwdata.challenge, code: codeNow(secret) },
     });
     expect(ok.body.hwcode).toBe(0);
+  });
+
+  it("counts wrong codes sent in parallel, each one: 10 at once lock the second factor", async () => {
+    const { secret } = await userWithTwoFactor("parallel@example.com");
+    const challenges: string[] = [];
+    for (let i = 0; i * TWO_FACTOR.triesPerChallenge < TWO_FACTOR.maxFailures; i++) {
+      challenges.push((await passwordStep("parallel@example.com")).body.hwdata.challenge);
+    }
+    // The same service over a database whose reads answer a little late, so the ten
+    // requests interleave as they would on a busy server.
+    const twoFactor = createTwoFactorService({
+      db: slowReads(h.db),
+      clock: h.clock,
+      secretKey: testConfig({}).SECRET_KEY,
+      openSession: async () => ({}),
+    });
+    const context = { lang: "en", brand: BRANDS[0], ip: "198.51.100.7" } as const;
+    const answers = await Promise.allSettled(
+      Array.from({ length: TWO_FACTOR.maxFailures }, (_, i) =>
+        twoFactor.completeLogin(challenges[i % challenges.length], wrongCode(secret), context),
+      ),
+    );
+    const refusals = answers.map((a) =>
+      a.status === "rejected" && a.reason instanceof AppError ? a.reason.key : "ok",
+    );
+    expect(refusals).toContain("TWO_FACTOR_LOCKED");
+    const after = await passwordStep("parallel@example.com");
+    expect(after.body.hwcode).toBe(HW.TWO_FACTOR_LOCKED.code);
   });
 
   it("lets a challenge expire after 5 minutes", async () => {

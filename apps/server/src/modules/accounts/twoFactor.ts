@@ -385,27 +385,29 @@ export function createTwoFactorService(deps: {
     if (row.lockedUntil && row.lockedUntil > clock.now()) throw fail("TWO_FACTOR_LOCKED");
   }
 
-  /** One more wrong code for the account; true when it is now locked. */
+  /**
+   * One more wrong code for the account; true when it is now locked. One UPDATE reads and
+   * writes the count, so wrong codes sent together are each counted (no read-then-write).
+   */
   async function countFailure(row: TwoFactorAuth): Promise<boolean> {
     const now = clock.now();
-    const [fresh] = await db
-      .select()
-      .from(twoFactorAuth)
-      .where(eq(twoFactorAuth.userId, row.userId))
-      .limit(1);
-    if (!fresh) return false;
-    const since = fresh.failedCodesSince;
-    const inWindow = since && now.getTime() - since.getTime() < minutes(TWO_FACTOR.windowMinutes);
-    const failures = (inWindow ? fresh.failedCodes : 0) + 1;
-    const locked = failures >= TWO_FACTOR.maxFailures;
-    await db
+    const windowStart = new Date(now.getTime() - minutes(TWO_FACTOR.windowMinutes));
+    const lockEnd = new Date(now.getTime() + minutes(TWO_FACTOR.lockMinutes));
+    const inWindow = sql`(${twoFactorAuth.failedCodesSince} is not null and ${twoFactorAuth.failedCodesSince} > ${windowStart})`;
+    const next = sql`(case when ${inWindow} then ${twoFactorAuth.failedCodes} + 1 else 1 end)`;
+    const reached = sql`(${next} >= ${TWO_FACTOR.maxFailures})`;
+    const [updated] = await db
       .update(twoFactorAuth)
       .set({
-        failedCodes: locked ? 0 : failures,
-        failedCodesSince: locked ? null : inWindow ? since : now,
-        lockedUntil: locked ? new Date(now.getTime() + minutes(TWO_FACTOR.lockMinutes)) : null,
+        failedCodes: sql`case when ${reached} then 0 else ${next} end`,
+        failedCodesSince: sql`case when ${reached} then null when ${inWindow} then ${twoFactorAuth.failedCodesSince} else ${now} end`,
+        // A wrong code counted after a lock leaves the lock as it is.
+        lockedUntil: sql`case when ${reached} then ${lockEnd} else ${twoFactorAuth.lockedUntil} end`,
       })
-      .where(eq(twoFactorAuth.userId, row.userId));
+      .where(eq(twoFactorAuth.userId, row.userId))
+      .returning({ lockedUntil: twoFactorAuth.lockedUntil });
+    if (!updated) return false;
+    const locked = updated.lockedUntil?.getTime() === lockEnd.getTime();
     if (locked) {
       // A lock ends the open challenges too: the password step has to be done again.
       await db.delete(loginChallenges).where(eq(loginChallenges.userId, row.userId));
