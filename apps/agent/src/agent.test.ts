@@ -1,22 +1,26 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { alarms } from "../../server/src/modules/alarms/schema.ts";
 import { devices } from "../../server/src/modules/devices/schema.ts";
 import { seedDemo } from "../../server/src/seed.ts";
 import { createHarness, type Harness } from "../../server/src/testing/harness.ts";
+import {
+  type AgentProcess as Agent,
+  CloudLink,
+  freePort,
+  kill9,
+  spawnAgent,
+  hmiStatus as status,
+  until as untilOf,
+} from "./testing.ts";
 
 /**
  * End to end: the real server (on a fresh database) and the real agent CLI as a child
  * process, talking through a TCP proxy the test can cut to play "the cloud is down".
  */
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 let h: Harness;
 let brokerPort: number;
@@ -25,71 +29,10 @@ let device: { machineCode: string; deviceSecret: string };
 let dataDir: string;
 const agents: Agent[] = [];
 
-interface Agent {
-  child: ChildProcess;
-  httpPort: number;
-  output: string[];
-}
-
-/** A TCP relay to the broker that can be taken down and brought back on the same port. */
-class CloudLink {
-  port = 0;
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-
-  constructor(private readonly target: number) {}
-
-  async open(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = createConnection(this.target, "127.0.0.1");
-      for (const s of [client, upstream]) this.sockets.add(s);
-      const cut = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
-      };
-      client.on("error", cut).on("close", cut);
-      upstream.on("error", cut).on("close", cut);
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((done, fail) => {
-      server.once("error", fail);
-      server.listen(this.port, "127.0.0.1", () => done());
-    });
-    const address = server.address();
-    this.port = typeof address === "object" && address ? address.port : this.port;
-    this.server = server;
-  }
-
-  /** Stops accepting and cuts every open connection, like a network outage. */
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    if (server) await new Promise<void>((done) => server.close(() => done()));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 async function startAgent(): Promise<Agent> {
   const httpPort = await freePort();
-  const child = spawn(
-    process.execPath,
+  const agent = await spawnAgent(
     [
-      "--import",
-      "tsx",
-      "apps/agent/src/cli.ts",
       "run",
       "--server",
       `mqtt://127.0.0.1:${proxy.port}`,
@@ -105,32 +48,10 @@ async function startAgent(): Promise<Agent> {
       "--backoff-max",
       "2",
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    { httpPort },
   );
-  const agent: Agent = { child, httpPort, output: [] };
-  child.stdout?.on("data", (d) => agent.output.push(String(d)));
-  child.stderr?.on("data", (d) => agent.output.push(String(d)));
   agents.push(agent);
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${httpPort}/api/status`)).ok;
-    } catch {
-      return false;
-    }
-  }, 60_000);
   return agent;
-}
-
-async function kill9(agent: Agent): Promise<void> {
-  if (agent.child.exitCode !== null || agent.child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => agent.child.once("exit", () => done()));
-  agent.child.kill("SIGKILL");
-  await exited;
-}
-
-async function status(agent: Agent) {
-  const res = await fetch(`http://127.0.0.1:${agent.httpPort}/api/status`);
-  return (await res.json()) as { connection: string; queued: number; delivered: number };
 }
 
 async function raise(agent: Agent, content: string) {
@@ -151,17 +72,8 @@ async function deviceRow() {
 const alarmRows = (content: string) =>
   h.db.select().from(alarms).where(eq(alarms.content, content));
 
-// Generous: agent processes start through tsx, slowly on a loaded 2-core machine.
-async function until(check: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      const log = agents.at(-1)?.output.join("") ?? "";
-      throw new Error(`condition not met in ${timeoutMs} ms; agent output:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (check: () => Promise<boolean>, timeoutMs?: number) =>
+  untilOf(check, { timeoutMs, log: () => agents.at(-1)?.text() ?? "" });
 
 const isOnline = async () => (await deviceRow()).online;
 const isOffline = async () => !(await deviceRow()).online;

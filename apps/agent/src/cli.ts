@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { formatTarget, parseTarget, type TunnelTarget } from "@keyway/protocol";
@@ -28,6 +29,8 @@ run: the device side.
   --location-every S    seconds between location reports (default 600; 0 = on request only)
   --simulate            run a simulated HMI (tags, alarms, a web page)
   --http-port PORT      simulated HMI's web port (default 8000)
+  --http-bind ADDRESS   simulate: the address the HMI page listens on (default 127.0.0.1;
+                        0.0.0.0 opens it to the LAN, where anyone can raise alarms on it)
   --alarm-every S       simulate: a random alarm every S seconds (default 0 = off)
   --data-every S        simulate: report the tags as data every S seconds (default 5; 0 = off)
   --backoff-max S       longest wait between reconnect attempts (default 30)
@@ -82,6 +85,7 @@ const RUN_OPTIONS = {
   "location-every": { type: "string" },
   simulate: { type: "boolean" },
   "http-port": { type: "string" },
+  "http-bind": { type: "string" },
   "alarm-every": { type: "string" },
   "data-every": { type: "string" },
   "backoff-max": { type: "string" },
@@ -130,9 +134,14 @@ async function main(argv: string[]): Promise<void> {
   const secret = values.secret ?? usageError("--secret is required");
   if (!code) usageError("--code must not be empty");
   if (!secret) usageError("--secret must not be empty");
-  if (!values.simulate && (values["http-port"] || values["alarm-every"] || values["data-every"])) {
-    usageError("--http-port, --alarm-every and --data-every need --simulate");
+  if (
+    !values.simulate &&
+    (values["http-port"] || values["http-bind"] || values["alarm-every"] || values["data-every"])
+  ) {
+    usageError("--http-port, --http-bind, --alarm-every and --data-every need --simulate");
   }
+  const httpBind = values["http-bind"] ?? "127.0.0.1";
+  if (!isIP(httpBind)) usageError("--http-bind must be an IP address, e.g. 127.0.0.1 or 0.0.0.0");
   const httpPort = count("http-port", values["http-port"], 8000, 65_535);
   const alarmEvery = count("alarm-every", values["alarm-every"], 0);
   const dataEvery = count("data-every", values["data-every"], 5);
@@ -190,11 +199,12 @@ async function main(argv: string[]): Promise<void> {
     console.log(`${new Date().toISOString()} remote access off (no --tunnel)`);
   }
   const simulator = values.simulate
-    ? new Simulator({ agent, httpPort, alarmEvery, dataEvery })
+    ? new Simulator({ agent, httpPort, host: httpBind, alarmEvery, dataEvery })
     : undefined;
   if (simulator) {
     const port = await simulator.start();
-    console.log(`${new Date().toISOString()} simulated HMI on http://localhost:${port}/`);
+    const shown = httpBind.includes(":") ? `[${httpBind}]` : httpBind;
+    console.log(`${new Date().toISOString()} simulated HMI on http://${shown}:${port}/`);
   }
 
   let stopping = false;

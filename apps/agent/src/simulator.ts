@@ -18,6 +18,11 @@ export function simulatedLocation(): LocationPayload {
 export interface SimulatorOptions {
   agent: Agent;
   httpPort: number;
+  /**
+   * The address the HMI page listens on. Default loopback: the page raises alarms without a
+   * login, so it is opened to the LAN only when asked (remote visits reach it through the
+   * agent's tunnel, which connects from loopback).
+   */
   host?: string;
   /** Seconds between random alarms; 0 = none. */
   alarmEvery?: number;
@@ -82,7 +87,7 @@ export class Simulator {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(this.options.httpPort, this.options.host ?? "0.0.0.0", () => resolve());
+      server.listen(this.options.httpPort, this.options.host ?? "127.0.0.1", () => resolve());
     });
     const address = server.address();
     return typeof address === "object" && address ? address.port : this.options.httpPort;
@@ -185,6 +190,12 @@ export class Simulator {
     }
     if (route === "GET /api/status") return send(res, 200, this.status());
     if (route === "POST /api/alarms" || route === "POST /api/alarms/clear") {
+      // JSON only: a form or text/plain POST is what another web page can send without a
+      // CORS preflight, so refusing it keeps other sites from raising alarms here.
+      if (!isJson(req)) {
+        req.resume();
+        return send(res, 415, { error: "content-type must be application/json" });
+      }
       const body = await readJson(req);
       if (body === undefined) return send(res, 400, { error: "body must be a JSON object" });
       const input = alarmInput(body);
@@ -237,6 +248,11 @@ function alarmInput(body: Record<string, unknown>): Partial<AlarmInput> | string
     level: level as number | undefined,
     clears: (clears as string | undefined) || undefined,
   };
+}
+
+function isJson(req: IncomingMessage): boolean {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  return type === "application/json";
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
