@@ -19,6 +19,8 @@ export interface Brand {
   color: string;
   initials: string;
   website: string;
+  /** Where the brand's devices connect (SPEC "machineURL"; the port is DEVICE_MACHINE_PORT). */
+  machineUrl: string;
   supportEmail: string;
   app: { android: string; ios: string };
   zh: BrandWording;
@@ -38,6 +40,7 @@ const brand = (
   color,
   initials,
   website: `https://www.${domain}`,
+  machineUrl: `device.${domain}`,
   supportEmail: `support@${domain}`,
   app: {
     android: `https://www.${domain}/download/android`,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type Brand, brandWording } from "./brands.ts";
-import { CLIENT_LOWEST_BY_BRAND, CLIENT_VERSIONS } from "./constants.ts";
+import { type Brand, brandLogo, brandWording } from "./brands.ts";
+import { CLIENT_LOWEST_BY_BRAND, CLIENT_VERSIONS, DEVICE_MACHINE_PORT } from "./constants.ts";
 import {
   checkPhone,
   countryCodeField,
@@ -146,6 +146,14 @@ export interface AppDownloadInfo {
   tvVersion: string;
   /** The brand's website. */
   url: string;
+  /** Where the brand's devices connect, and on which port (SPEC §9: 8000). */
+  machineURL: string;
+  machinePort: number;
+  /** The brand's logo (an SVG data URL). */
+  logo: string;
+  /** The page footer and the subject of the brand's e-mails, in the answer's language. */
+  footer: string;
+  emailSubject: string;
   androidUrl: string;
   iosUrl: string;
   tvUrl: string;
@@ -171,6 +179,11 @@ export function appReleaseOf(
     lowestVersion: CLIENT_LOWEST_BY_BRAND[brand.id] ?? CLIENT_VERSIONS.mobileLowest,
     tvVersion: CLIENT_VERSIONS.tv,
     url: brand.website,
+    machineURL: brand.machineUrl,
+    machinePort: DEVICE_MACHINE_PORT,
+    logo: brandLogo(brand),
+    footer: wording.footer,
+    emailSubject: wording.emailSubject,
     androidUrl: brand.app.android,
     iosUrl: brand.app.ios,
     tvUrl: `${brand.website}/download/tv`,

@@ -1,4 +1,10 @@
-import { CLIENT_VERSIONS, HW, type MapPoint } from "@keyway/shared";
+import {
+  CLIENT_VERSIONS,
+  DEFAULT_BRAND,
+  HW,
+  type MapPoint,
+  scadaRegisterForm,
+} from "@keyway/shared";
 import { eq, inArray } from "drizzle-orm";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +15,7 @@ import { startSmtpServer } from "../../testing/smtp.ts";
 import { devices } from "../devices/schema.ts";
 import { notifications } from "../notify/schema.ts";
 import { scadaRegistrations } from "./schema.ts";
-import { QR_OPTIONS } from "./service.ts";
+import { createPortalService, QR_OPTIONS } from "./service.ts";
 
 const SUPPORT = "scada-desk@keyway.example";
 let h: Harness;
@@ -279,6 +285,32 @@ describe("SCADA registration", () => {
     expect(nextDay.body.hwcode).toBe(0);
   });
 
+  it("holds the three-a-day cap when one address registers many times at once", async () => {
+    // The service itself, so that every submission reaches the count in the same tick.
+    const portal = createPortalService({
+      db: h.db,
+      clock: h.clock,
+      log: h.app.log,
+      notifier: { enqueue: h.app.services.notifier.enqueue, deliverDue: async () => 0 },
+      supportEmail: "support@keyway.local",
+      client: { mapTileUrl: "", mapTileAttribution: "", newVersionUrl: null, apiDocUrl: "" },
+      enterprises: h.app.services.enterprises,
+    });
+    const form = scadaRegisterForm.parse({ ...SCADA, email: "burst@acme-water.example" });
+    const meta = { brand: DEFAULT_BRAND, lang: "en" as const, ip: "203.0.113.5" };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, () => portal.registerScada(form, meta)),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(3);
+    for (const o of outcomes.filter((o) => o.status === "rejected"))
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ key: "TOO_FREQUENT" });
+    const stored = await h.db
+      .select()
+      .from(scadaRegistrations)
+      .where(eq(scadaRegistrations.email, "burst@acme-water.example"));
+    expect(stored).toHaveLength(3);
+  });
+
   it("rate limits one address", async () => {
     const ip = "203.0.113.77";
     const codes: Array<number | string> = [];
@@ -324,7 +356,14 @@ describe("app download", () => {
       url: "https://www.keyway.io",
       androidUrl: "https://www.keyway.io/download/android",
       tvUrl: "https://www.keyway.io/download/tv",
+      // SPEC §3 "Brand configuration": where devices connect, logo, footer, e-mail subject.
+      machineURL: "device.keyway.io",
+      machinePort: 8000,
+      footer: "© Keyway Cloud. All rights reserved.",
+      emailSubject: "[Keyway Cloud] Your verification code",
     });
+    expect(info.logo).toMatch(/^data:image\/svg\+xml;utf8,/);
+    expect(decodeURIComponent(info.logo)).toContain(">K</text>");
     expect(CLIENT_VERSIONS.web).toBe("3.1.8");
     for (const [qr, link] of [
       [info.androidQr, info.androidUrl],
@@ -346,7 +385,12 @@ describe("app download", () => {
       OemName: "铁桥互联",
       lowestVersion: "1.2.0",
       androidUrl: "https://www.ironbridge.cn/download/android",
+      machineURL: "device.ironbridge.cn",
+      machinePort: 8000,
+      footer: "© 铁桥互联 版权所有",
+      emailSubject: "【铁桥互联】验证码",
     });
+    expect(decodeURIComponent(byOemid.body.hwdata.logo)).toContain(">IB</text>");
     const byHost = await h.app.inject({
       method: "POST",
       url: "/api/common/appDownload",

@@ -14,7 +14,7 @@ import {
   type ScadaRegistration,
   type ScadaRegistrationView,
 } from "@keyway/shared";
-import { and, count, desc, eq, gt } from "drizzle-orm";
+import { and, count, desc, eq, gt, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import QRCode from "qrcode";
 import type { Db } from "../../db/client.ts";
@@ -27,6 +27,9 @@ import type { Notifier } from "../notify/service.ts";
 import { type ScadaRegistrationRow, scadaRegistrations } from "./schema.ts";
 
 export type PortalService = ReturnType<typeof createPortalService>;
+
+/** Advisory lock namespace of the per-address SCADA cap (any constant unique in the app). */
+const SCADA_LOCK = 7_310_001;
 
 /** The device columns a map point shows (never the hashes). */
 const pointColumns = {
@@ -146,18 +149,21 @@ export function createPortalService(deps: {
   ): Promise<ScadaRegistered> {
     const now = clock.now();
     const email = input.email.toLowerCase();
-    const [{ recent }] = await db
-      .select({ recent: count() })
-      .from(scadaRegistrations)
-      .where(
-        and(
-          eq(scadaRegistrations.email, email),
-          gt(scadaRegistrations.createdAt, new Date(now.getTime() - DAY_MS)),
-        ),
-      );
-    if (recent >= SCADA_LIMITS.perEmailDaily) throw fail("TOO_FREQUENT");
 
     const row = await db.transaction(async (tx) => {
+      // One address's registrations are counted and stored one at a time, so parallel
+      // submissions cannot pass the daily cap together (held until the commit).
+      await tx.execute(sql`select pg_advisory_xact_lock(${SCADA_LOCK}, hashtext(${email}))`);
+      const [{ recent }] = await tx
+        .select({ recent: count() })
+        .from(scadaRegistrations)
+        .where(
+          and(
+            eq(scadaRegistrations.email, email),
+            gt(scadaRegistrations.createdAt, new Date(now.getTime() - DAY_MS)),
+          ),
+        );
+      if (recent >= SCADA_LIMITS.perEmailDaily) throw fail("TOO_FREQUENT");
       const notification = await notifier.enqueue(
         {
           channel: "email",
