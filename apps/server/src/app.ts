@@ -306,12 +306,15 @@ export async function buildApp(deps: AppDeps) {
     clock,
     sendCommand: gateway.sendCommand,
     onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
+    releaseFromProjects: (deviceId) => projects.releaseUnmanaged(deviceId),
   });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
     db,
     clock,
     findUser: (ref) => accounts.findUser(ref),
+    releaseFromProjects: (eid, type, deviceId) =>
+      projects.releaseFromEnterprise(eid, type, deviceId),
   });
   const projects = createProjectService({
     db,
@@ -322,6 +325,7 @@ export async function buildApp(deps: AppDeps) {
       enterprises.requireList({ userId, role: "user" }, eid, type),
     delivery: (projectId) => reporting.view(projectId),
     reportSettingsChanged: (projectId) => reporting.retryNow(projectId),
+    machineReleased: (projectId, deviceId) => reporting.dropDevice(projectId, deviceId),
   });
   const alarms = createAlarmService({
     db,

@@ -206,6 +206,11 @@ export const HW = {
     "该企业未开通项目功能",
     "Projects are not enabled for this enterprise",
   ),
+  PROJECT_DISABLED_PERSONAL: entry(
+    "08010302",
+    "您的账号未开通项目功能",
+    "Projects are not enabled for your account",
+  ),
   PROJECT_OWNER_CANNOT_QUIT: entry(
     "08011101",
     "项目所有者不能退出项目，请先转让或删除项目",

@@ -27,8 +27,16 @@ import { countryCodeField, flagField, idField } from "./fields.ts";
  */
 
 export const PROJECT_LEVEL = { owner: 3, user: 2 } as const;
-/** The report server: an MQTT broker or an HTTP(S) endpoint. */
-export const REPORT_SERVER_PROTOCOLS = ["mqtt:", "mqtts:", "https:", "http:"] as const;
+/** The report server: an MQTT broker or an HTTPS endpoint, over TLS. */
+export const REPORT_SERVER_PROTOCOLS = ["mqtts:", "https:"] as const;
+/** Without TLS only on this machine (development, a local bridge): plant data stays private. */
+export const REPORT_SERVER_LOOPBACK_PROTOCOLS = ["mqtt:", "http:"] as const;
+
+/** 127.0.0.0/8, ::1 and localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
 
 export const projectNameField = z.coerce
   .string({ error: "v.required" })
@@ -50,7 +58,12 @@ export const reportServerField = z.coerce
       if (v === "") return true;
       try {
         const url = new URL(v);
-        return (REPORT_SERVER_PROTOCOLS as readonly string[]).includes(url.protocol) && !!url.host;
+        if (!url.host) return false;
+        if ((REPORT_SERVER_PROTOCOLS as readonly string[]).includes(url.protocol)) return true;
+        return (
+          (REPORT_SERVER_LOOPBACK_PROTOCOLS as readonly string[]).includes(url.protocol) &&
+          isLoopbackHost(url.hostname)
+        );
       } catch {
         return false;
       }

@@ -43,8 +43,8 @@ export const VALIDATION_MESSAGES = {
     en: "The project description can be at most 50 characters",
   },
   "v.reportServer": {
-    zh: "上报服务器须为 mqtt://、mqtts://、https:// 或 http:// 地址",
-    en: "The report server must be an mqtt://, mqtts://, https:// or http:// address",
+    zh: "上报服务器须为 mqtts:// 或 https:// 地址（mqtt:// 与 http:// 仅限本机）",
+    en: "The report server must be an mqtts:// or https:// address (mqtt:// and http:// only on this machine)",
   },
   "v.reportInterval": {
     zh: "上报间隔为 0-24 小时",

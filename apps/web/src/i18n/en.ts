@@ -964,8 +964,9 @@ const en = {
     created: "Created",
     details: "Details",
     server: "Report server",
-    serverPlaceholder: "mqtt://broker:1883 or https://mes.example.com/ingest",
-    serverHint: "An MQTT broker (mqtt://, mqtts://) or an HTTP endpoint (https://, http://).",
+    serverPlaceholder: "mqtts://broker:8883 or https://mes.example.com/ingest",
+    serverHint:
+      "An MQTT broker (mqtts://) or an HTTPS endpoint (https://); mqtt:// and http:// only on this machine.",
     interval: "Interval (hours)",
     intervalHint: "0 sends each point as it comes; 1-24 batches points by the hour.",
     hours: "h",
@@ -1045,7 +1046,7 @@ const en = {
     deliveryNextAttempt: "Next try at {{time}}",
     dropped: "Refused (data count used up)",
     deliverySigning:
-      'Each batch is sent as JSON with its points in order; every point has a sequence number (seq) that never changes, so a batch sent again can be recognised. HTTPS: POST with the headers X-Keyway-Timestamp (Unix seconds) and X-Keyway-Signature: sha256=HMAC-SHA256(project key, timestamp + "." + body); refuse timestamps more than 5 minutes off. MQTT: published at QoS 1 on the URL\'s path (or keyway/projects/{{id}}/data) with the same two values as MQTT 5 user properties.',
+      'Each batch is sent as JSON with its points in order; every point has a sequence number (seq) that never changes, so a batch sent again can be recognised. HTTPS: POST with the headers X-Keyway-Timestamp (Unix seconds) and X-Keyway-Signature: sha256=HMAC-SHA256(project key, timestamp + "." + body); refuse timestamps more than 5 minutes off. X-Keyway-Batch names the batch (first-last seq): a batch sent again after a lost answer carries the same value, so a receiver that has already answered it 2xx can drop it. MQTT: published at QoS 1 on the URL\'s path (or keyway/projects/{{id}}/data) with the same three values as MQTT 5 user properties.',
   },
   portal: {
     map: {

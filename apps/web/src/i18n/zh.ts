@@ -935,8 +935,8 @@ const zh: Messages = {
     created: "创建时间",
     details: "详情",
     server: "上报服务器",
-    serverPlaceholder: "mqtt://broker:1883 或 https://mes.example.com/ingest",
-    serverHint: "MQTT 服务器（mqtt://、mqtts://）或 HTTP 接口（https://、http://）。",
+    serverPlaceholder: "mqtts://broker:8883 或 https://mes.example.com/ingest",
+    serverHint: "MQTT 服务器（mqtts://）或 HTTPS 接口（https://）；mqtt:// 与 http:// 仅限本机。",
     interval: "上报间隔（小时）",
     intervalHint: "0 表示逐条实时上报；1-24 表示按小时批量上报。",
     hours: "小时",
@@ -1016,7 +1016,7 @@ const zh: Messages = {
     deliveryNextAttempt: "下次重试：{{time}}",
     dropped: "已拒收（数据条数已用完）",
     deliverySigning:
-      '每批数据以 JSON 发送，数据点按顺序排列；每个数据点带有不变的序号（seq），重发的批次可据此识别。HTTPS：POST 请求带请求头 X-Keyway-Timestamp（Unix 秒）与 X-Keyway-Signature: sha256=HMAC-SHA256(项目密钥, 时间戳 + "." + 请求体)；时间戳与当前时间相差超过 5 分钟的请求应拒绝。MQTT：以 QoS 1 发布到地址中的路径（未填写则为 keyway/projects/{{id}}/data），上述两个值作为 MQTT 5 用户属性附带。',
+      '每批数据以 JSON 发送，数据点按顺序排列；每个数据点带有不变的序号（seq），重发的批次可据此识别。HTTPS：POST 请求带请求头 X-Keyway-Timestamp（Unix 秒）与 X-Keyway-Signature: sha256=HMAC-SHA256(项目密钥, 时间戳 + "." + 请求体)；时间戳与当前时间相差超过 5 分钟的请求应拒绝。请求头 X-Keyway-Batch 标识批次（首个-末个 seq）：应答丢失后重发的批次带相同的值，已对其应答 2xx 的接收方可直接丢弃。MQTT：以 QoS 1 发布到地址中的路径（未填写则为 keyway/projects/{{id}}/data），上述三个值作为 MQTT 5 用户属性附带。',
   },
   portal: {
     map: {

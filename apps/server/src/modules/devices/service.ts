@@ -117,6 +117,8 @@ export function createDeviceService(deps: {
   sendCommand?: (machineCode: string, command: CommandPayload) => Promise<void>;
   /** Told when identities on a device end (remote access closes streams). */
   onRightsChanged?: (deviceId: number, userId?: number) => void;
+  /** After a delete: projects whose owner no longer manages the device let it go. */
+  releaseFromProjects?: (deviceId: number) => Promise<unknown>;
 }) {
   const { db, clock } = deps;
 
@@ -390,6 +392,7 @@ export function createDeviceService(deps: {
       }
     });
     deps.onRightsChanged?.(deviceId, link.role === "akey" ? undefined : userId);
+    await deps.releaseFromProjects?.(deviceId);
   }
 
   /**

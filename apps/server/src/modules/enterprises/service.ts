@@ -59,6 +59,8 @@ export function createEnterpriseService(deps: {
   db: Db;
   clock: Clock;
   findUser: (ref: AccountRef) => Promise<{ id: number; activatedAt: Date | null } | undefined>;
+  /** A device left the enterprise's list: that list's project lets it go. */
+  releaseFromProjects?: (eid: number, type: number, deviceId: number) => Promise<unknown>;
 }) {
   const { db, clock } = deps;
 
@@ -473,6 +475,7 @@ export function createEnterpriseService(deps: {
       .where(heldBy(input.eid, input.deviceId, input.type))
       .returning({ deviceId: enterpriseDevices.deviceId });
     if (removed.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+    await deps.releaseFromProjects?.(input.eid, input.type, input.deviceId);
   }
 
   async function createGroup(viewer: Viewer, eid: number, name: string) {

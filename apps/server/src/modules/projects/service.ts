@@ -8,7 +8,7 @@ import {
   type ProjectUserView,
   type ProjectView,
 } from "@keyway/shared";
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, notExists, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -59,6 +59,8 @@ export function createProjectService(deps: {
    * backoff is tried again now (the owner just fixed what failed).
    */
   reportSettingsChanged?: (projectId: number) => Promise<void>;
+  /** A machine left a project: its points still queued for that project are dropped. */
+  machineReleased?: (projectId: number, deviceId: number) => Promise<unknown>;
 }) {
   const { db, clock } = deps;
 
@@ -70,8 +72,20 @@ export function createProjectService(deps: {
     return decryptSecret(deps.secretKey, project.secretKeySealed);
   }
 
+  /**
+   * The caller may use the projects of this context: personal projects need the user's own
+   * switch (users.enable_project), an enterprise's need its enableProject and a member who
+   * sees that list (SPEC §6: per-user or per-enterprise flags).
+   */
   async function requireContext(userId: number, ctx: ProjectContext): Promise<void> {
-    if (ctx.eid === 0) return;
+    if (ctx.eid === 0) {
+      const [user] = await db
+        .select({ enableProject: users.enableProject })
+        .from(users)
+        .where(eq(users.id, userId));
+      if (!user?.enableProject) throw fail("PROJECT_DISABLED_PERSONAL");
+      return;
+    }
     const [enterprise] = await db
       .select({ enableProject: enterprises.enableProject })
       .from(enterprises)
@@ -81,15 +95,28 @@ export function createProjectService(deps: {
     if (!enterprise.enableProject) throw fail("PROJECT_DISABLED");
   }
 
-  /** The project and the caller's level; a non-member gets PROJECT_NOT_FOUND. */
+  /**
+   * The project and the caller's level; a non-member gets PROJECT_NOT_FOUND. A project whose
+   * context has the feature off (the owner's switch for a personal project, the
+   * enterprise's otherwise) answers PROJECT_DISABLED to its members too.
+   */
   async function membership(userId: number, projectId: number) {
     const [row] = await db
-      .select({ project: projects, level: projectUsers.level })
+      .select({
+        project: projects,
+        level: projectUsers.level,
+        ownerOn: users.enableProject,
+        enterpriseOn: enterprises.enableProject,
+      })
       .from(projects)
       .innerJoin(projectUsers, eq(projectUsers.projectId, projects.id))
+      .innerJoin(users, eq(users.id, projects.ownerId))
+      .leftJoin(enterprises, eq(enterprises.id, projects.eid))
       .where(and(eq(projects.id, projectId), eq(projectUsers.userId, userId)));
     if (!row) throw fail("PROJECT_NOT_FOUND");
-    return row;
+    if (row.project.eid === 0 && !row.ownerOn) throw fail("PROJECT_DISABLED_PERSONAL");
+    if (row.project.eid !== 0 && !row.enterpriseOn) throw fail("PROJECT_DISABLED");
+    return { project: row.project, level: row.level };
   }
 
   async function requireOwner(userId: number, projectId: number) {
@@ -161,11 +188,13 @@ export function createProjectService(deps: {
       .select({ project: projects, level: projectUsers.level })
       .from(projects)
       .innerJoin(projectUsers, eq(projectUsers.projectId, projects.id))
+      .innerJoin(users, eq(users.id, projects.ownerId))
       .where(
         and(
           eq(projectUsers.userId, userId),
           eq(projects.eid, ctx.eid),
-          ctx.eid === 0 ? undefined : eq(projects.type, ctx.type),
+          // A personal project shows while its owner has the feature (membership's rule).
+          ctx.eid === 0 ? eq(users.enableProject, true) : eq(projects.type, ctx.type),
         ),
       )
       .orderBy(projects.id);
@@ -338,10 +367,12 @@ export function createProjectService(deps: {
     return viewOne(project, PROJECT_LEVEL.user);
   }
 
-  /** Deletes the project; its machines and users go with it (cascade). */
+  /** Deletes the project; its machines, users and queued points go with it (cascade). */
   async function remove(userId: number, projectId: number) {
     await requireOwner(userId, projectId);
     await db.delete(projects).where(eq(projects.id, projectId));
+    // Its connection to the report server is closed.
+    await deps.reportSettingsChanged?.(projectId);
   }
 
   async function machinesOf(userId: number, projectId: number) {
@@ -458,27 +489,89 @@ export function createProjectService(deps: {
         })
         .where(eq(projects.id, projectId));
     });
+    await deps.machineReleased?.(projectId, deviceId);
   }
 
   /**
-   * Before a visit URL is issued for a device: a machine of a project is reached through the
-   * project only when its enable_get_visit_url is on (and the caller is one of its users);
-   * `projectId`, when given, must be the machine's project.
+   * Takes the device out of the projects selected by `which` (there is one at most: a
+   * device reports to one project), as delMachine does: machine_length − 1, report_count
+   * − 100,000, its queued points dropped. For devices leaving their owners' hands.
+   */
+  async function release(deviceId: number, which: SQL | undefined): Promise<number[]> {
+    const released = await db.transaction(async (tx) => {
+      const rows = await tx
+        .select({ id: projectMachines.id, projectId: projectMachines.projectId })
+        .from(projectMachines)
+        .innerJoin(projects, eq(projects.id, projectMachines.projectId))
+        .where(and(eq(projectMachines.deviceId, deviceId), which));
+      if (rows.length === 0) return [];
+      await tx.delete(projectMachines).where(
+        inArray(
+          projectMachines.id,
+          rows.map((r) => r.id),
+        ),
+      );
+      await tx
+        .update(projects)
+        .set({
+          reportCount: sql`greatest(${projects.reportCount} - ${PROJECT_REPORT_COUNT_WEIGHT}, 0)`,
+        })
+        .where(
+          inArray(
+            projects.id,
+            rows.map((r) => r.projectId),
+          ),
+        );
+      return rows.map((r) => r.projectId);
+    });
+    for (const projectId of released) await deps.machineReleased?.(projectId, deviceId);
+    return released;
+  }
+
+  /**
+   * After identities on a personal device ended (the Akey deleted it — unbound — or a Bkey
+   * left it): personal projects whose owner no longer manages the device let it go.
+   */
+  function releaseUnmanaged(deviceId: number): Promise<number[]> {
+    const manages = db
+      .select({ id: deviceLinks.id })
+      .from(deviceLinks)
+      .where(
+        and(
+          eq(deviceLinks.deviceId, deviceId),
+          eq(deviceLinks.userId, projects.ownerId),
+          inArray(deviceLinks.role, ["akey", "bkey"]),
+        ),
+      );
+    return release(deviceId, and(eq(projects.eid, 0), notExists(manages)));
+  }
+
+  /** The operator took the device out of an enterprise's list (type 1 or 2). */
+  function releaseFromEnterprise(eid: number, type: number, deviceId: number) {
+    return release(deviceId, and(eq(projects.eid, eid), eq(projects.type, type)));
+  }
+
+  /**
+   * Before /eapi/web/c/machine/getVisitUrl issues a URL: a machine of a project is reached
+   * through its project — with or without the project id in the request — only by one of
+   * the project's users and only while its enable_get_visit_url is on. `projectId`, when
+   * given, must be the machine's project. The switch allows the call; it grants no rights:
+   * the visit still needs the caller's own right on the device (decisions/projects.md).
    */
   async function checkVisit(userId: number, deviceId: number, projectId?: number) {
+    // A named project first: a non-member learns nothing about its machines.
+    if (projectId) await membership(userId, projectId);
     const [row] = await db
-      .select({ project: projects })
+      .select({ projectId: projectMachines.projectId })
       .from(projectMachines)
-      .innerJoin(projects, eq(projects.id, projectMachines.projectId))
       .where(eq(projectMachines.deviceId, deviceId));
     if (!row) {
       if (projectId) throw fail("PROJECT_MACHINE_NOT_FOUND");
       return;
     }
-    if (projectId && row.project.id !== projectId) throw fail("PROJECT_MACHINE_NOT_FOUND");
-    if (!projectId) return;
-    await membership(userId, row.project.id);
-    if (!row.project.enableGetVisitUrl) throw fail("PROJECT_VISIT_DISABLED");
+    if (projectId && row.projectId !== projectId) throw fail("PROJECT_MACHINE_NOT_FOUND");
+    const { project } = await membership(userId, row.projectId);
+    if (!project.enableGetVisitUrl) throw fail("PROJECT_VISIT_DISABLED");
   }
 
   return {
@@ -496,6 +589,8 @@ export function createProjectService(deps: {
     machinesOf,
     addMachine,
     removeMachine,
+    releaseUnmanaged,
+    releaseFromEnterprise,
     checkVisit,
     keyOf,
   };

@@ -6,6 +6,7 @@ import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
 import { startReportReceiver } from "../../testing/reportReceiver.ts";
+import { users } from "../accounts/schema.ts";
 import { projects } from "../projects/schema.ts";
 import { reportPoints } from "./schema.ts";
 import { QUOTA_ERROR, REPORT_BATCH, SimulatedCrash } from "./service.ts";
@@ -91,6 +92,8 @@ beforeAll(async () => {
   await seedDemo(h.app.services.accounts);
   operator = await h.login("operator@keyway.local", "operator123");
   owner = await h.signUp("owner@plant.com");
+  // The project feature is a per-user switch (SPEC §6), on for this owner.
+  await h.db.update(users).set({ enableProject: true }).where(eq(users.email, "owner@plant.com"));
   for (const d of await provision(8))
     machines.push(await h.addDevice(owner, d, `HMI ${d.machineCode.slice(-3)}`));
 });

@@ -6,7 +6,9 @@ import type { Db } from "../../db/client.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { signedText } from "../../infra/crypto.ts";
+import { users } from "../accounts/schema.ts";
 import { devices } from "../devices/schema.ts";
+import { enterprises } from "../enterprises/schema.ts";
 import { type Project, projectMachines, projects } from "../projects/schema.ts";
 import { reportDeliveries, reportPoints } from "./schema.ts";
 import { createTransport, type ReportTransport, type TransportOptions } from "./transports.ts";
@@ -27,6 +29,15 @@ const MAX_BACKOFF_MS = 60_000;
 const QUOTA_RETRY_MS = 5 * 60_000;
 
 export const QUOTA_ERROR = "available data count used up";
+
+/**
+ * The project feature is on for the project's context (SPEC §6: per-user or per-enterprise
+ * flags): the owner's switch for a personal project, the enterprise's for the others.
+ */
+const featureOn = sql<boolean>`coalesce(case when ${projects.eid} = 0
+  then (select ${users.enableProject} from ${users} where ${users.id} = ${projects.ownerId})
+  else (select ${enterprises.enableProject} from ${enterprises} where ${enterprises.id} = ${projects.eid})
+  end, false)`;
 
 interface Device {
   id: number;
@@ -74,7 +85,13 @@ export function createReportingService(deps: {
         .from(projectMachines)
         .innerJoin(projects, eq(projects.id, projectMachines.projectId))
         .leftJoin(reportDeliveries, eq(reportDeliveries.projectId, projects.id))
-        .where(and(inArray(projectMachines.deviceId, deviceIds), eq(projects.reportState, true)));
+        .where(
+          and(
+            inArray(projectMachines.deviceId, deviceIds),
+            eq(projects.reportState, true),
+            featureOn,
+          ),
+        );
       if (targets.length === 0) return;
       const projectOf = new Map(targets.map((t) => [t.deviceId, t.projectId]));
       const room = new Map(targets.map((t) => [t.projectId, t.room]));
@@ -141,6 +158,35 @@ export function createReportingService(deps: {
   // ---- Delivery ----
 
   const transports = new Map<number, { server: string; transport: ReportTransport }>();
+  function closeTransport(projectId: number) {
+    const known = transports.get(projectId);
+    if (!known) return;
+    transports.delete(projectId);
+    void known.transport.close().catch(() => {});
+  }
+
+  /**
+   * Ends the connections of projects that no longer report (deleted, switched off, no server
+   * or the feature off): an MQTT client would otherwise stay connected to the old broker.
+   * Run on each pass, so a change made through another node is seen too.
+   */
+  async function closeIdleTransports() {
+    if (transports.size === 0) return;
+    const ids = [...transports.keys()];
+    const live = await db
+      .select({ id: projects.id, server: projects.server })
+      .from(projects)
+      .where(
+        and(
+          inArray(projects.id, ids),
+          eq(projects.reportState, true),
+          ne(projects.server, ""),
+          featureOn,
+        ),
+      );
+    const serverOf = new Map(live.map((p) => [p.id, p.server]));
+    for (const id of ids) if (serverOf.get(id) !== transports.get(id)?.server) closeTransport(id);
+  }
   function transportFor(projectId: number, server: string): ReportTransport {
     const known = transports.get(projectId);
     if (known?.server === server) return known.transport;
@@ -189,6 +235,7 @@ export function createReportingService(deps: {
       body,
       timestamp,
       signature: signedText(deps.keyOf(project), timestamp, body),
+      batchId: `${points[0].id}-${points[points.length - 1].id}`,
     };
   }
 
@@ -222,6 +269,7 @@ export function createReportingService(deps: {
     try {
       const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
       if (!project?.reportState || !project.server) {
+        closeTransport(projectId);
         await release(projectId, {});
         return 0;
       }
@@ -302,6 +350,7 @@ export function createReportingService(deps: {
 
   /** One pass over the projects with points due now; returns the points delivered. */
   async function deliverDue(): Promise<number> {
+    await closeIdleTransports();
     const now = clock.now();
     const due = await db
       .select({ projectId: reportDeliveries.projectId })
@@ -312,6 +361,7 @@ export function createReportingService(deps: {
           sql`${reportDeliveries.backlog} > 0`,
           eq(projects.reportState, true),
           ne(projects.server, ""),
+          featureOn,
           or(isNull(reportDeliveries.nextAttemptAt), lte(reportDeliveries.nextAttemptAt, now)),
           or(isNull(reportDeliveries.leaseUntil), lte(reportDeliveries.leaseUntil, now)),
         ),
@@ -381,8 +431,12 @@ export function createReportingService(deps: {
     };
   }
 
-  /** Ends a project's backoff: its next delivery is due now. */
+  /**
+   * The project's settings changed (or it was deleted): a connection it no longer needs is
+   * closed now, and a backoff ends (the owner just fixed what failed).
+   */
   async function retryNow(projectId: number): Promise<void> {
+    await closeIdleTransports();
     await db
       .update(reportDeliveries)
       .set({ nextAttemptAt: null, failures: 0 })
@@ -390,11 +444,31 @@ export function createReportingService(deps: {
     wake();
   }
 
+  /**
+   * A machine left the project (removed, unbound, or out of the enterprise's list): its
+   * points still queued there are dropped — nothing more of it goes to that server.
+   */
+  async function dropDevice(projectId: number, deviceId: number): Promise<number> {
+    return db.transaction(async (tx) => {
+      const removed = await tx
+        .delete(reportPoints)
+        .where(and(eq(reportPoints.projectId, projectId), eq(reportPoints.deviceId, deviceId)))
+        .returning({ id: reportPoints.id });
+      if (removed.length)
+        await tx
+          .update(reportDeliveries)
+          .set({ backlog: sql`greatest(${reportDeliveries.backlog} - ${removed.length}, 0)` })
+          .where(eq(reportDeliveries.projectId, projectId));
+      return removed.length;
+    });
+  }
+
   return {
     storePoint,
     deliverDue,
     view,
     retryNow,
+    dropDevice,
     /**
      * Starts delivering: at once when points arrive, and every `pollMs` for retries and
      * intervals. 0 leaves it to `deliverDue` calls (tests).

@@ -11,6 +11,11 @@ export interface SignedBatch {
   timestamp: string;
   /** Hex HMAC-SHA256 of `timestamp.body` with the project's key. */
   signature: string;
+  /**
+   * "<first seq>-<last seq>": the same for a batch sent again after a lost answer, so a
+   * receiver can drop what it already acknowledged (an idempotency key).
+   */
+  batchId: string;
 }
 
 /** A way to the project's server; `send` resolves only once the server acknowledged. */
@@ -30,6 +35,7 @@ export const defaultReportTopic = (projectId: number) => `keyway/projects/${proj
 
 export const SIGNATURE_HEADER = "x-keyway-signature";
 export const TIMESTAMP_HEADER = "x-keyway-timestamp";
+export const BATCH_HEADER = "x-keyway-batch";
 
 export function createTransport(server: string, opts: TransportOptions = {}): ReportTransport {
   const url = new URL(server);
@@ -60,6 +66,7 @@ function httpTransport(url: URL, opts: TransportOptions): ReportTransport {
               "content-length": Buffer.byteLength(batch.body),
               [TIMESTAMP_HEADER]: batch.timestamp,
               [SIGNATURE_HEADER]: `sha256=${batch.signature}`,
+              [BATCH_HEADER]: batch.batchId,
             },
           },
           (res) => {
@@ -85,33 +92,50 @@ function httpTransport(url: URL, opts: TransportOptions): ReportTransport {
 }
 
 /**
- * MQTT 5 publish at QoS 1 (the PUBACK acknowledges), the signature and timestamp as user
- * properties. The topic is the URL's path, or keyway/projects/<id>/data. While the broker
- * is away a send fails at once (the queue retries it) rather than waiting in the client.
+ * MQTT 5 publish at QoS 1 (the PUBACK acknowledges), the signature, timestamp and batch id
+ * as user properties. The topic is the URL's path, or keyway/projects/<id>/data. While the
+ * broker is away a send fails at once (the queue retries it) rather than waiting in the
+ * client. A failed send also ends its client: mqtt.js keeps an unacknowledged QoS 1 publish
+ * and sends it again on reconnect, and the queue is already going to send that batch again,
+ * so the receiver would get it twice.
  */
 function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  let lastError = "";
-  const client: MqttClient = mqtt.connect(`${url.protocol}//${url.host}`, {
-    protocolVersion: 5,
-    clientId: `keyway-report-${Math.random().toString(16).slice(2, 10)}`,
-    username: url.username ? decodeURIComponent(url.username) : undefined,
-    password: url.password ? decodeURIComponent(url.password) : undefined,
-    connectTimeout: Math.min(timeoutMs, 10_000),
-    reconnectPeriod: 2_000,
-    ...(opts.ca && { ca: opts.ca }),
-  });
-  client.on("error", (error) => {
-    lastError = error.message;
-  });
   const path = decodeURIComponent(url.pathname.replace(/^\/+/, ""));
+  let current: { client: MqttClient; lastError: string } | undefined;
 
-  function connected(): Promise<void> {
+  function clientOf() {
+    if (current) return current;
+    const client: MqttClient = mqtt.connect(`${url.protocol}//${url.host}`, {
+      protocolVersion: 5,
+      clientId: `keyway-report-${Math.random().toString(16).slice(2, 10)}`,
+      username: url.username ? decodeURIComponent(url.username) : undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      connectTimeout: Math.min(timeoutMs, 10_000),
+      reconnectPeriod: 2_000,
+      ...(opts.ca && { ca: opts.ca }),
+    });
+    const made = { client, lastError: "" };
+    client.on("error", (error) => {
+      made.lastError = error.message;
+    });
+    current = made;
+    return made;
+  }
+
+  function discard(made: { client: MqttClient }) {
+    if (current === made) current = undefined;
+    // Forced: its outgoing store (the unacknowledged publish) goes with it.
+    made.client.end(true);
+  }
+
+  function connected(made: { client: MqttClient; lastError: string }): Promise<void> {
+    const { client } = made;
     if (client.connected) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         client.off("connect", onConnect);
-        reject(new Error(`broker not reachable${lastError ? `: ${lastError}` : ""}`));
+        reject(new Error(`broker not reachable${made.lastError ? `: ${made.lastError}` : ""}`));
       }, 3_000);
       const onConnect = () => {
         clearTimeout(timer);
@@ -123,28 +147,42 @@ function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
 
   return {
     async send(batch) {
-      await connected();
+      const made = clientOf();
       let timer: NodeJS.Timeout | undefined;
+      let onClose: (() => void) | undefined;
       try {
+        await connected(made);
         await Promise.race([
-          client.publishAsync(path || defaultReportTopic(batch.projectId), batch.body, {
+          made.client.publishAsync(path || defaultReportTopic(batch.projectId), batch.body, {
             qos: 1,
             properties: {
               contentType: "application/json",
               userProperties: {
                 [TIMESTAMP_HEADER]: batch.timestamp,
                 [SIGNATURE_HEADER]: `sha256=${batch.signature}`,
+                [BATCH_HEADER]: batch.batchId,
               },
             },
           }),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error("no PUBACK in time")), timeoutMs);
+            // The broker went away with the batch in flight: fail now, not at the timeout.
+            onClose = () => reject(new Error("broker connection lost before the PUBACK"));
+            made.client.once("close", onClose);
           }),
         ]);
+      } catch (error) {
+        discard(made);
+        throw error;
       } finally {
         clearTimeout(timer);
+        if (onClose) made.client.off("close", onClose);
       }
     },
-    close: () => client.endAsync(true),
+    async close() {
+      const made = current;
+      current = undefined;
+      await made?.client.endAsync(true);
+    },
   };
 }

@@ -76,8 +76,9 @@ export function visitRoutes(
     },
   );
 
-  // Projects do not exist yet: a project machine is visited like a personal one (the same
-  // rights check); the project's own rules come with the projects module.
+  // A project machine is reached through its project: only its users, only while its
+  // enable_get_visit_url is on, with or without the project id (projects.checkVisit); the
+  // visit itself still needs the caller's own right on the device (visits.issue).
   r.post(
     "/eapi/web/c/machine/getVisitUrl",
     {
