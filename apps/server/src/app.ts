@@ -4,7 +4,6 @@ import path from "node:path";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
-import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -21,6 +20,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
@@ -120,7 +120,8 @@ export async function buildApp(deps: AppDeps) {
   let relay: ReturnType<typeof createRelay> | undefined;
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? { level: config.LOG_LEVEL },
-    trustProxy: true,
+    // Only the configured proxies may name the client (per-IP limits, terminal IPs).
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
     serverFactory: (handler) => {
       const server = http.createServer((request, response) => {
@@ -153,10 +154,7 @@ export async function buildApp(deps: AppDeps) {
     },
   });
   await app.register(websocket);
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: () => new AppError("RATE_LIMITED", null, 429),
-  });
+  await registerRateLimits(app, { redisUrl: config.REDIS_URL });
   await app.register(swagger, {
     openapi: {
       info: {
@@ -174,7 +172,12 @@ export async function buildApp(deps: AppDeps) {
   await app.register(swaggerUi, { routePrefix: "/apiDoc" });
 
   const senders =
-    deps.senders ?? createSenders({ smtpUrl: config.SMTP_URL, mailFrom: config.MAIL_FROM });
+    deps.senders ??
+    createSenders({
+      smtpUrl: config.SMTP_URL,
+      mailFrom: config.MAIL_FROM,
+      smsProvider: smsProviderOf(config, config.ALIYUN_SMS_CODE_TEMPLATE_CODE),
+    });
   const notifier = createNotifier({ db, clock, senders, log: app.log });
   // Alarm pushes: configuration and stock, and the SMS / e-mail / webhook jobs (pg-boss).
   const alarmPush = createAlarmPushService({
@@ -191,7 +194,7 @@ export async function buildApp(deps: AppDeps) {
     notifier,
     push: alarmPush,
     secretKey: config.SECRET_KEY,
-    sms: deps.smsProvider ?? smsProviderOf(config),
+    sms: deps.smsProvider ?? smsProviderOf(config, config.ALIYUN_SMS_TEMPLATE_CODE),
     pollSeconds: deps.alarmJobs?.pollSeconds,
     afterProviderCall: deps.alarmJobs?.afterProviderCall,
   });
@@ -452,14 +455,17 @@ export async function buildApp(deps: AppDeps) {
   });
 }
 
-/** SMS_PROVIDER: the local outbox, or Aliyun SMS with its settings (checked by config.ts). */
-function smsProviderOf(config: Config): SmsProvider {
+/**
+ * SMS_PROVIDER: the local outbox, or Aliyun SMS with its settings (checked by config.ts);
+ * alarms use the alarm template, verification codes pass their own template.
+ */
+function smsProviderOf(config: Config, templateCode: string | undefined): SmsProvider {
   if (config.SMS_PROVIDER !== "aliyun") return outboxSmsProvider;
   return createAliyunSmsProvider({
     accessKeyId: config.ALIYUN_SMS_ACCESS_KEY_ID ?? "",
     accessKeySecret: config.ALIYUN_SMS_ACCESS_KEY_SECRET ?? "",
     signName: config.ALIYUN_SMS_SIGN_NAME ?? "",
-    templateCode: config.ALIYUN_SMS_TEMPLATE_CODE ?? "",
+    templateCode: templateCode ?? "",
     endpoint: config.ALIYUN_SMS_ENDPOINT,
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -7,6 +8,42 @@ import { z } from "zod";
  * The only place the environment is read (ARCHITECTURE "Configuration"). Every default gives
  * the embedded single-machine set-up; a bad value stops the boot with a clear message.
  */
+/** proxy-addr's names for address ranges, as Fastify's trustProxy takes them. */
+const PROXY_RANGE_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+function isProxyAddress(value: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(value)) return true;
+  const [address, bits, extra] = value.split("/");
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY → Fastify's trustProxy: unset/0/false trusts no proxy (the socket's address is
+ * the client's), a number trusts that many hops, a list trusts those addresses/ranges. `true`
+ * (trust anyone) is refused: any client could then forge X-Forwarded-For.
+ */
+const trustProxyField = z
+  .string()
+  .optional()
+  .transform((value, ctx): false | number | string[] => {
+    const text = (value ?? "").trim();
+    if (text === "" || text === "0" || text === "false") return false;
+    if (/^\d+$/.test(text)) return Number(text);
+    const list = text.split(/[\s,]+/).filter(Boolean);
+    if (list.every(isProxyAddress)) return list;
+    ctx.addIssue({
+      code: "custom",
+      message:
+        text === "true"
+          ? "trusting every address lets any client forge X-Forwarded-For; give the number of proxies or their addresses"
+          : "must be a number of proxies or a comma-separated list of IP addresses / CIDR ranges",
+    });
+    return z.NEVER;
+  });
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default("0.0.0.0"),
@@ -24,6 +61,8 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
+  /** Reverse proxies whose X-Forwarded-For / -Proto / -Host are believed (default: none). */
+  TRUST_PROXY: trustProxyField,
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "must be an smtp:// URL")
@@ -34,6 +73,8 @@ const envSchema = z.object({
   ALIYUN_SMS_ACCESS_KEY_SECRET: z.string().min(1).optional(),
   ALIYUN_SMS_SIGN_NAME: z.string().min(1).optional(),
   ALIYUN_SMS_TEMPLATE_CODE: z.string().min(1).optional(),
+  /** Aliyun's verification-code template (variable `code`) for registration, reset and changes. */
+  ALIYUN_SMS_CODE_TEMPLATE_CODE: z.string().min(1).optional(),
   ALIYUN_SMS_ENDPOINT: z.url().default("https://dysmsapi.aliyuncs.com"),
   /** EZVIZ open platform for camera accounts (open.ezvizlife.com outside mainland China). */
   EZVIZ_API_URL: z.url().default("https://open.ys7.com"),
@@ -95,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         "ALIYUN_SMS_ACCESS_KEY_SECRET",
         "ALIYUN_SMS_SIGN_NAME",
         "ALIYUN_SMS_TEMPLATE_CODE",
+        "ALIYUN_SMS_CODE_TEMPLATE_CODE",
       ] as const
     ).filter((k) => !values[k]);
     if (missing.length > 0)

@@ -1,4 +1,5 @@
 import nodemailer from "nodemailer";
+import type { SmsProvider } from "../modules/alarmNotify/providers.ts";
 
 /**
  * Outgoing channels. A channel with no sender configured keeps its notifications in the
@@ -13,7 +14,13 @@ export interface EmailMessage {
 export interface SmsMessage {
   /** E.164 without the plus: country code followed by the national number. */
   to: string;
+  countryCode: string;
+  phone: string;
   text: string;
+  /** Variables of the provider's registered template (verification codes: `code`). */
+  params: Record<string, string>;
+  /** Idempotency key, sent as the provider's out id. */
+  key: string;
 }
 
 export interface Senders {
@@ -22,8 +29,17 @@ export interface Senders {
   close(): void;
 }
 
-export function createSenders(opts: { smtpUrl?: string; mailFrom: string }): Senders {
+/**
+ * `smsProvider`: the SMS_PROVIDER adapter set up with the verification-code template; none
+ * (or a local one) keeps codes in the outbox.
+ */
+export function createSenders(opts: {
+  smtpUrl?: string;
+  mailFrom: string;
+  smsProvider?: SmsProvider | null;
+}): Senders {
   const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  const provider = opts.smsProvider && !opts.smsProvider.local ? opts.smsProvider : null;
   return {
     email: transport
       ? async (m) => {
@@ -35,8 +51,17 @@ export function createSenders(opts: { smtpUrl?: string; mailFrom: string }): Sen
           });
         }
       : null,
-    // Real SMS gateways arrive with the alarm pushes (SMS_PROVIDER adapters); until then: outbox.
-    sms: null,
+    sms: provider
+      ? async (m) => {
+          await provider.send({
+            countryCode: m.countryCode,
+            phone: m.phone,
+            text: m.text,
+            params: m.params,
+            key: m.key,
+          });
+        }
+      : null,
     close: () => transport?.close(),
   };
 }

@@ -3,13 +3,16 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { Senders } from "../../infra/senders.ts";
-import { type Notification, notifications } from "./schema.ts";
+import { SmsNotSent } from "../alarmNotify/providers.ts";
+import { type Notification, notifications, type SmsTemplateFields } from "./schema.ts";
 
 export interface NewNotification {
   channel: "email" | "sms";
   recipient: string;
   subject?: string;
   body: string;
+  /** SMS: what a template provider needs; an SMS without it stays in the outbox. */
+  sms?: SmsTemplateFields;
 }
 
 export type Notifier = ReturnType<typeof createNotifier>;
@@ -39,7 +42,9 @@ export function createNotifier(deps: {
 
   async function enqueue(item: NewNotification, tx: Db = db): Promise<Notification> {
     const now = clock.now();
-    const status = senderFor(item.channel) ? "pending" : "outbox";
+    // Template SMS providers (Aliyun) cannot send free text: an SMS needs its template fields.
+    const sendable = senderFor(item.channel) && (item.channel === "email" || item.sms);
+    const status = sendable ? "pending" : "outbox";
     const [row] = await tx
       .insert(notifications)
       .values({ ...item, subject: item.subject ?? "", status, nextAttemptAt: now, createdAt: now })
@@ -92,7 +97,13 @@ export function createNotifier(deps: {
       if (row.channel === "email") {
         await senders.email!({ to: row.recipient, subject: row.subject, text: row.body });
       } else {
-        await senders.sms!({ to: row.recipient, text: row.body });
+        if (!row.sms) throw new SmsNotSent("no template fields", false);
+        await senders.sms!({
+          to: row.recipient,
+          text: row.body,
+          ...row.sms,
+          key: `notification-${row.id}`,
+        });
       }
       await db
         .update(notifications)
@@ -100,7 +111,9 @@ export function createNotifier(deps: {
         .where(eq(notifications.id, row.id));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const failed = row.attempts >= MAX_ATTEMPTS;
+      // A provider's definite refusal (bad number, template) will not change on a retry.
+      const final = error instanceof SmsNotSent && !error.retryable;
+      const failed = final || row.attempts >= MAX_ATTEMPTS;
       const backoffMs = Math.min(2 ** row.attempts * 1000, 15 * 60_000);
       log.warn({ notification: row.id, attempts: row.attempts, err: message }, "send failed");
       await db

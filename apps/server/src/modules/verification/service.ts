@@ -100,7 +100,13 @@ export function createVerificationService(deps: {
         : `【${words.name}】您的${what}为 ${code}，${VERIFICATION.ttlMinutes} 分钟内有效。如非本人操作，请忽略本消息。`;
     await notifier.enqueue(
       target.channel === "sms"
-        ? { channel: "sms", recipient: `${target.countryCode}${target.phone}`, body }
+        ? {
+            channel: "sms",
+            recipient: `${target.countryCode}${target.phone}`,
+            body,
+            // The provider's verification-code template has the variable `code`.
+            sms: { countryCode: target.countryCode, phone: target.phone, params: { code } },
+          }
         : { channel: "email", recipient: target.email, subject: words.emailSubject, body },
       tx,
     );
