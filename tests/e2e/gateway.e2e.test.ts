@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -6,19 +7,46 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { startPlatform, tid } from "./browser.ts";
+import { freePort, startPlatform, tid } from "./browser.ts";
 
 /**
  * Issue 4 in a real browser with a real agent: the demo device (keyway-agent --simulate)
  * shows online; an alarm raised on the simulated HMI's own page appears in the device's
- * alarm tab.
+ * alarm tab; the location it reports shows on the detail's small map (tiles from a local
+ * tile server), and on a world grid when no tile can be loaded. Screenshots go to
+ * /tmp/kw-gateway-*.png.
  */
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let agent: SimulatedAgent;
 let demo: DemoDevice;
+let tiles: Server;
+let tilesUp = true;
+
+/** A stand-in for the configured tile server (no network in tests): plain SVG tiles. */
+function tileSvg(z: string, x: string, y: string): string {
+  const shade = (Number(x) + Number(y)) % 2 === 0 ? "#eef2ea" : "#e4ebdf";
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><rect width="256" height="256" fill="${shade}"/><path d="M0 0H256V256" fill="none" stroke="#cfd8cc" stroke-width="2"/><path d="M0 170H256M90 0V256" stroke="#fff" stroke-width="6"/><text x="8" y="20" font-family="sans-serif" font-size="11" fill="#9aa79a">${z}/${x}/${y}</text></svg>`;
+}
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  const tilePort = await freePort();
+  tiles = createServer((req, res) => {
+    const match = /^\/(\d+)\/(-?\d+)\/(-?\d+)\.svg$/.exec(req.url ?? "");
+    if (!tilesUp || !match) {
+      res.writeHead(503).end();
+      return;
+    }
+    res
+      .writeHead(200, { "content-type": "image/svg+xml", "cache-control": "no-store" })
+      .end(tileSvg(match[1], match[2], match[3]));
+  });
+  await new Promise<void>((done) => tiles.listen(tilePort, "127.0.0.1", done));
+  platform = await startPlatform({
+    config: {
+      MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.svg`,
+      MAP_TILE_ATTRIBUTION: "Test tiles",
+    },
+  });
   const mqttPort = await platform.app.services.gateway.listenTcp(0, "127.0.0.1");
   const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-gw-"));
   demo = await seedDemoDevice({
@@ -37,6 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop();
   await platform?.close();
+  if (tiles) await new Promise((done) => tiles.close(done));
 });
 
 const logIn = (page: Page) => platform.logIn(page);
@@ -76,5 +105,88 @@ describe("a live device in the browser", () => {
         { timeout: 20_000 },
       )
       .toContain("Door 3 open");
+  });
+
+  it("shows the reported location on a small map with a marker, and on a grid without tiles", {
+    timeout: 180_000,
+  }, async () => {
+    /** Logs in in `language`, opens the demo device's detail on its Location tab. */
+    async function openLocation(language: "en" | "cn") {
+      const page = await (
+        await platform.browser.newContext({ viewport: { width: 1400, height: 900 } })
+      ).newPage();
+      await platform.logIn(page, undefined, language);
+      await page.goto(platform.url(`/index?listType=list&language=${language}`));
+      const row = page.locator(tid(`device-row-${demo.machineCode}`));
+      await row.waitFor();
+      const id = await row.getAttribute("data-row-key");
+      await page.click(tid(`device-detail-${id}`));
+      await page.click(tid("device-detail-tab-location"));
+      // The agent reports its position as it connects; the tab shows it once it is there.
+      await expect
+        .poll(
+          async () => {
+            const shown = await page.locator(tid("device-location-map")).count();
+            if (!shown) await page.click(tid("device-detail-tab-info"));
+            if (!shown) await page.click(tid("device-detail-tab-location"));
+            return shown;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(1);
+      return page;
+    }
+
+    for (const language of ["en", "cn"] as const) {
+      const page = await openLocation(language);
+      const map = page.locator(tid("device-location-map"));
+      await expect.poll(() => map.getAttribute("data-mode")).toBe("tiles");
+      const leaflet = page.locator(tid("device-location-leaflet"));
+      await expect.poll(() => leaflet.getAttribute("data-tiles")).toBe("loaded");
+      expect(await page.locator(".leaflet-tile-loaded").count()).toBeGreaterThan(0);
+      expect(await map.textContent()).toContain("Test tiles");
+      // The marker stands inside the map, at its centre (the view opens on the device).
+      const pin = page.locator(`${tid("device-location-leaflet")} ${tid("device-location-pin")}`);
+      await pin.waitFor();
+      const box = await leaflet.boundingBox();
+      const at = await pin.boundingBox();
+      expect(box && at).toBeTruthy();
+      if (box && at) {
+        expect(Math.abs(at.x + at.width / 2 - (box.x + box.width / 2))).toBeLessThan(20);
+        expect(Math.abs(at.y + at.height - (box.y + box.height / 2))).toBeLessThan(20);
+      }
+      // The simulated site, in Shanghai.
+      const [lat, lng] = ((await page.textContent(tid("device-location-latlng"))) ?? "")
+        .split(",")
+        .map(Number);
+      expect(lat).toBeCloseTo(31.23, 1);
+      expect(lng).toBeCloseTo(121.47, 1);
+      await page.waitForTimeout(500);
+      await page
+        .locator(tid("device-detail-drawer"))
+        .screenshot({ path: `/tmp/kw-gateway-location-${language}.png` });
+      await page.context().close();
+    }
+
+    // The tile server unreachable: the position falls back to the world grid, with a note.
+    tilesUp = false;
+    try {
+      const page = await openLocation("cn");
+      const map = page.locator(tid("device-location-map"));
+      await expect.poll(() => map.getAttribute("data-mode"), { timeout: 15_000 }).toBe("grid");
+      await page.locator(tid("device-location-grid")).waitFor();
+      expect(
+        await page.locator(`${tid("device-location-grid")} ${tid("device-location-pin")}`).count(),
+      ).toBe(1);
+      expect(await page.textContent(tid("device-location-tiles-failed"))).toContain(
+        "地图底图无法加载",
+      );
+      await page
+        .locator(tid("device-detail-drawer"))
+        .screenshot({ path: "/tmp/kw-gateway-location-grid-cn.png" });
+      await page.context().close();
+    } finally {
+      tilesUp = true;
+    }
   });
 });

@@ -298,6 +298,9 @@ const en = {
       noPosition: "No position reported yet",
       openMap: "Open in OpenStreetMap",
       mapLabel: "Position on a world grid",
+      tileMapLabel: "Device position on the map",
+      tilesFailed:
+        "The map could not be loaded (no connection to the tile server): the position is shown on a world grid.",
       wayChanged: "Positioning set to {{way}}",
       manualTitle: "Place the device by hand",
       lat: "Latitude",

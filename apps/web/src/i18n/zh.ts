@@ -292,6 +292,8 @@ const zh: Messages = {
       noPosition: "尚未上报位置",
       openMap: "在 OpenStreetMap 中打开",
       mapLabel: "世界网格上的位置",
+      tileMapLabel: "设备在地图上的位置",
+      tilesFailed: "地图底图无法加载（无法连接瓦片服务器），位置显示在世界网格上。",
       wayChanged: "定位方式已设为{{way}}",
       manualTitle: "手动设置设备位置",
       lat: "纬度",

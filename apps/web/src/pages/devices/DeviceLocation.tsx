@@ -1,4 +1,4 @@
-import { AimOutlined, EnvironmentOutlined, ExportOutlined } from "@ant-design/icons";
+import { AimOutlined } from "@ant-design/icons";
 import { HW, type MachineLocation } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
@@ -22,20 +22,19 @@ import { showError } from "../../api/queryClient.ts";
 import { FormModal } from "../../components/FormModal.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { DeviceMiniMap } from "./DeviceMiniMap.tsx";
 import { manualLocationForm as manualForm } from "./locationForm.ts";
 import {
   formatLatLng,
   hasPosition,
   LOCATION_WAY_OPTIONS,
   type LocationWayOption,
-  openStreetMapUrl,
   parseLocationWay,
-  projectLatLng,
 } from "./machine.ts";
 
 /**
  * A device's location (SPEC §2): coordinates, address and way; choose gps / base / ip / manual
- * (Akey or Bkey); ask for a fresh fix (5 a day, SPEC §9); a point on a small world grid.
+ * (Akey or Bkey); ask for a fresh fix (5 a day, SPEC §9); the position on a small map.
  */
 export function DeviceLocation({ machineId, canWrite }: { machineId: number; canWrite: boolean }) {
   const { t } = useLang();
@@ -179,7 +178,7 @@ export function DeviceLocation({ machineId, canWrite }: { machineId: number; can
         ]}
       />
 
-      {hasPosition(data) && <MiniMap lat={data.lat} lng={data.lng} />}
+      {hasPosition(data) && <DeviceMiniMap lat={data.lat} lng={data.lng} />}
 
       <ManualLocationModal
         open={manualOpen}
@@ -192,75 +191,6 @@ export function DeviceLocation({ machineId, canWrite }: { machineId: number; can
         }}
       />
     </Flex>
-  );
-}
-
-const MAP_W = 360;
-const MAP_H = 180;
-
-/**
- * The point on a plain lat/lng grid (every 30°, equator and prime meridian stronger): no tile
- * server is contacted. The link opens OpenStreetMap in a new tab.
- */
-function MiniMap({ lat, lng }: { lat: number; lng: number }) {
-  const { t } = useLang();
-  const { x, y } = projectLatLng(lat, lng, MAP_W, MAP_H);
-  const meridians = Array.from({ length: 11 }, (_, i) => (i + 1) * 30);
-  const parallels = Array.from({ length: 5 }, (_, i) => (i + 1) * 30);
-  return (
-    <div className="kw-mini-map" data-testid="device-location-map">
-      <svg
-        viewBox={`0 0 ${MAP_W} ${MAP_H}`}
-        role="img"
-        aria-label={`${t("device.location.mapLabel")}: ${formatLatLng(lat, lng)}`}
-        preserveAspectRatio="xMidYMid meet"
-      >
-        <rect x={0} y={0} width={MAP_W} height={MAP_H} className="kw-mini-map-sea" />
-        {meridians.map((mx) => (
-          <line
-            key={`m${mx}`}
-            x1={mx}
-            y1={0}
-            x2={mx}
-            y2={MAP_H}
-            className={mx === 180 ? "kw-mini-map-axis" : "kw-mini-map-grid"}
-          />
-        ))}
-        {parallels.map((py) => (
-          <line
-            key={`p${py}`}
-            x1={0}
-            y1={py}
-            x2={MAP_W}
-            y2={py}
-            className={py === 90 ? "kw-mini-map-axis" : "kw-mini-map-grid"}
-          />
-        ))}
-        <line x1={x} y1={0} x2={x} y2={MAP_H} className="kw-mini-map-cross" />
-        <line x1={0} y1={y} x2={MAP_W} y2={y} className="kw-mini-map-cross" />
-        <circle cx={x} cy={y} r={9} className="kw-mini-map-halo" />
-        <path
-          d={`M ${x} ${y} l -5 -9 a 5.8 5.8 0 1 1 10 0 z`}
-          className="kw-mini-map-pin"
-          data-testid="device-location-pin"
-        />
-        <circle cx={x} cy={y - 11.5} r={2} className="kw-mini-map-pin-dot" />
-      </svg>
-      <Flex justify="space-between" align="center" className="kw-mini-map-foot">
-        <Typography.Text type="secondary" className="kw-small">
-          <EnvironmentOutlined /> {formatLatLng(lat, lng)}
-        </Typography.Text>
-        <Typography.Link
-          href={openStreetMapUrl(lat, lng)}
-          target="_blank"
-          rel="noopener noreferrer"
-          className="kw-small"
-          data-testid="device-location-osm"
-        >
-          {t("device.location.openMap")} <ExportOutlined />
-        </Typography.Link>
-      </Flex>
-    </div>
   );
 }
 
