@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -6,21 +5,12 @@ import { type Config, testConfig } from "../../apps/server/src/config.ts";
 import { createTestDatabase } from "../../apps/server/src/db/testing.ts";
 import { createSenders } from "../../apps/server/src/infra/senders.ts";
 import { DEMO_ACCOUNTS, seedDemo } from "../../apps/server/src/seed.ts";
+import { freePort } from "../../apps/server/src/testing/ports.ts";
 import { startSmtpServer } from "../../apps/server/src/testing/smtp.ts";
 
 export const WEB_DIST = path.resolve(import.meta.dirname, "../../apps/web/dist");
 
-/** A TCP port free on loopback right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Debian's Chromium with the flags this sandbox needs (no background network). */
 export function launchChromium(): Promise<Browser> {

@@ -1,19 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import mqtt from "mqtt";
+import { freePort } from "./ports.ts";
 
 const MOSQUITTO = "/usr/sbin/mosquitto";
-
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 /** A real Mosquitto (Debian's `mosquitto`) on a free loopback port, anonymous, in memory. */
 export async function startMosquitto(): Promise<{ port: number; url: string; stop(): void }> {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { LOGOUT_REASON, PUSH_SCENES, type PushMessage } from "@keyway/protocol";
@@ -9,18 +8,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabaseUrl } from "../../config.ts";
 import { createRedisBus } from "../../infra/redisBus.ts";
+import { freePort } from "../../testing/ports.ts";
 import { PUSH_CLOSE } from "./service.ts";
 import { PushClient } from "./testClient.ts";
 
 const root = path.resolve(import.meta.dirname, "../../../../..");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A real redis-server of our own (Debian's redis-server), nothing kept on disk. */
 async function startRedis() {

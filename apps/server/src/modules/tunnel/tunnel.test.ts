@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
+import { freePort } from "../../testing/ports.ts";
 
 /**
  * Remote access end to end: the real server listening on a port, the real agent CLI as a
@@ -45,15 +46,6 @@ const lookup = ((_host, options, callback) => {
   if ((options as { all?: boolean }).all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
   else (callback as (e: null, a: string, f: number) => void)(null, "127.0.0.1", 4);
 }) as LookupFunction;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  const address = server.address();
-  const free = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((done) => server.close(() => done()));
-  return free;
-}
 
 async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = "condition") {
   const deadline = Date.now() + ms;
