@@ -295,6 +295,8 @@ export interface Machine {
   lat: number | null;
   lng: number | null;
   address: string;
+  /** The device's camera cloud account (0: none; decision 64). */
+  ezviz_account_id: number;
   icon: string;
   created_at: string;
 }

@@ -4,7 +4,6 @@ import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { alarmSends } from "../alarmNotify/schema.ts";
 import { smsAccounts } from "./schema.ts";
-import type { AlarmPushService } from "./service.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -21,7 +20,8 @@ const NOT_SENT = ["failed", "skipped"] as const;
 export function createPushStats(deps: {
   db: Db;
   clock: Clock;
-  push: Pick<AlarmPushService, "requireMember">;
+  /** The push service's membership check (refuses a non-member). */
+  push: { requireMember: (userId: number, eid: number) => Promise<{ admin: boolean }> };
 }) {
   const { db, clock } = deps;
 

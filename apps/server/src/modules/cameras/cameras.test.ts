@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { HW, LOCATION_REFRESH_PER_DAY } from "@keyway/shared";
+import { CAMERA_ACCOUNT, HW, LOCATION_REFRESH_PER_DAY } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.ts";
@@ -13,6 +13,7 @@ import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { createEzvizClient } from "./ezviz.ts";
 import { cameraAccounts } from "./schema.ts";
+import { createCameraService } from "./service.ts";
 
 /**
  * A stand-in for the EZVIZ open platform: the lapp token and device-list calls, refusing
@@ -475,6 +476,99 @@ describe("camera accounts", () => {
   });
 });
 
+describe("limits", () => {
+  beforeEach(async () => {
+    await clearAccounts(owner);
+  });
+
+  it("keeps 20 accounts per user (13010103), also when they are added at once", async () => {
+    const keys = Array.from({ length: CAMERA_ACCOUNT.perUser + 3 }, (_, i) => `limitkey${i}`);
+    for (const key of keys) ezviz.apps.set(key, { secret: SECRET, cameras: 1 });
+    const answers = await Promise.all(
+      keys.map((appKey, i) => addAccount(owner, { appKey, name: `Cam ${i}` })),
+    );
+    const refused = answers.filter((a) => a.body.hwcode !== 0);
+    expect(refused).toHaveLength(3);
+    for (const a of refused)
+      expect(a.body).toMatchObject({
+        hwcode: HW.CAMERA_ACCOUNT_LIMIT.code,
+        msg: HW.CAMERA_ACCOUNT_LIMIT.en,
+      });
+    expect((await listAccounts(owner)).body.hwdata.list).toHaveLength(CAMERA_ACCOUNT.perUser);
+    const more = await addAccount(owner, { appKey: KEY2, secret: SECRET2 });
+    expect(more.body.hwcode).toBe(HW.CAMERA_ACCOUNT_LIMIT.code);
+  });
+
+  it("counts parallel re-checks of one account: 5 pass, the rest are refused", async () => {
+    const account = (await addAccount(owner, {})).body.hwdata;
+    const [row] = await h.db.select().from(cameraAccounts).where(eq(cameraAccounts.id, account.id));
+    // The service itself, so that every check reaches the count in the same tick.
+    const cameras = createCameraService({
+      db: h.db,
+      clock: h.clock,
+      secretKey: "0".repeat(64),
+      ezviz: createEzvizClient({ baseUrl: ezviz.url }),
+      roleOf: async () => "none",
+    });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 9 }, () => cameras.checkAccount(row.userId, account.id)),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(LOCATION_REFRESH_PER_DAY);
+    for (const o of outcomes.filter((o) => o.status === "rejected"))
+      expect((o as PromiseRejectedResult).reason).toMatchObject({
+        key: "CAMERA_CHECK_DAILY_LIMIT",
+      });
+    expect((await listAccounts(owner)).body.hwdata.list[0].checks_left).toBe(0);
+  });
+
+  it("limits the calls that ask EZVIZ to 20 a minute per address, re-checks included", async () => {
+    const account = (await addAccount(owner, {})).body.hwdata;
+    const ip = "203.0.113.61";
+    const codes: Array<number | string> = [];
+    for (let i = 0; i < 21; i++) {
+      const res = await h.call("POST", "/api/user/checkEzvizAppkey", {
+        form: { appKey: KEY, secret: `guess-${i}` },
+        token: owner,
+        ip,
+        lang: "en",
+      });
+      codes.push(res.body.hwcode);
+      if (i === 20) {
+        expect(res.status).toBe(429);
+        expect(res.body.msg).toBe(HW.RATE_LIMITED.en);
+      }
+    }
+    expect(codes.slice(0, 20).every((c) => c === HW.EZVIZ_SECRET_MISMATCH.code)).toBe(true);
+    expect(codes[20]).toBe(HW.RATE_LIMITED.code);
+
+    // A re-check that cannot reach EZVIZ costs no daily check, so it is limited per address.
+    ezviz.down = true;
+    try {
+      const other = "203.0.113.62";
+      const answers: Array<number | string> = [];
+      for (let i = 0; i < 21; i++) {
+        const res = await h.call("POST", "/api/user/checkEzvizAccount", {
+          form: { id: account.id },
+          token: owner,
+          ip: other,
+        });
+        answers.push(res.body.hwcode);
+      }
+      expect(answers.slice(0, 20).every((c) => c === HW.EZVIZ_UNREACHABLE.code)).toBe(true);
+      expect(answers[20]).toBe(HW.RATE_LIMITED.code);
+    } finally {
+      ezviz.down = false;
+    }
+    // Another address is not affected.
+    const elsewhere = await h.call("POST", "/api/user/checkEzvizAppkey", {
+      form: { appKey: KEY, secret: SECRET },
+      token: owner,
+      ip: "203.0.113.63",
+    });
+    expect(elsewhere.body.hwcode).toBe(0);
+  });
+});
+
 describe("binding a camera account to a device", () => {
   beforeEach(async () => {
     await clearAccounts(owner);
@@ -500,6 +594,18 @@ describe("binding a camera account to a device", () => {
     });
     const seen = (await listAccounts(owner, devices[0].id)).body.hwdata;
     expect(seen).toMatchObject({ machine_id: devices[0].id, ezviz_account_id: account.id });
+    // The Machine itself carries it (SPEC §3 Machine ezviz_account_id): detail and list.
+    const detail = await h.call("GET", `/api/device/v1/detail?deviceId=${devices[0].id}`, {
+      token: owner,
+    });
+    expect(detail.body.hwdata).toMatchObject({
+      machine_id: devices[0].id,
+      ezviz_account_id: account.id,
+    });
+    const listed = await h.call("POST", "/api/machine/select", { form: {}, token: admin });
+    expect(
+      listed.body.hwdata.list.find((m: { machine_id: number }) => m.machine_id === devices[0].id),
+    ).toMatchObject({ ezviz_account_id: account.id });
     expect(seen.list.find((a: { id: number }) => a.id === account.id).machine_count).toBe(1);
 
     // Changing moves the device to the other account.
@@ -515,6 +621,10 @@ describe("binding a camera account to a device", () => {
     });
     expect(released.body.hwdata).toEqual({ machine_id: devices[0].id, ezviz_account_id: 0 });
     expect((await listAccounts(owner, devices[0].id)).body.hwdata.ezviz_account_id).toBe(0);
+    const after = await h.call("GET", `/api/device/v1/detail?deviceId=${devices[0].id}`, {
+      token: owner,
+    });
+    expect(after.body.hwdata.ezviz_account_id).toBe(0);
   });
 
   it("refuses a Bkey, a stranger and someone else's account", async () => {

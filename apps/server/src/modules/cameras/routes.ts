@@ -114,6 +114,8 @@ export function cameraRoutes(
         body: cameraAccountCheckBody,
       },
       preValidation: auth,
+      // A check that does not reach EZVIZ is not counted against the 5 a day: limited here.
+      config: EZVIZ_LIMIT,
     },
     async (request) => ok(await cameras.checkAccount(userOf(request), request.body.id)),
   );

@@ -9,7 +9,7 @@ import {
   LOCATION_REFRESH_PER_DAY,
   maskCameraSecret,
 } from "@keyway/shared";
-import { and, count, eq, gte, inArray, ne } from "drizzle-orm";
+import { and, count, eq, gte, inArray, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -34,6 +34,10 @@ export interface CameraAccountInput {
 }
 
 const DAY_MS = 24 * 3600_000;
+/** Advisory lock namespace of the per-account re-check count (any constant unique in the app). */
+const CHECK_LOCK = 7_310_002;
+/** …and of the per-user account limit. */
+const ADD_LOCK = 7_310_003;
 
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; cause?: { code?: string } };
@@ -204,6 +208,13 @@ export function createCameraService(deps: {
     const isDefault = input.isDefault || existing.length === 0;
     try {
       const row = await db.transaction(async (tx) => {
+        // Counted again under a per-user lock: parallel adds cannot pass the limit together.
+        await tx.execute(sql`select pg_advisory_xact_lock(${ADD_LOCK}, ${userId})`);
+        const [{ n }] = await tx
+          .select({ n: count() })
+          .from(cameraAccounts)
+          .where(eq(cameraAccounts.userId, userId));
+        if (n >= CAMERA_ACCOUNT.perUser) throw fail("CAMERA_ACCOUNT_LIMIT");
         const [created] = await tx
           .insert(cameraAccounts)
           .values({
@@ -306,12 +317,27 @@ export function createCameraService(deps: {
       if (!row) throw fail("CAMERA_ACCOUNT_NOT_FOUND");
       account = row;
     }
-    const used = (await checksUsed([account.id])).get(account.id) ?? 0;
-    if (used >= LOCATION_REFRESH_PER_DAY) throw fail("CAMERA_CHECK_DAILY_LIMIT");
-    const [counted] = await db
-      .insert(cameraAccountChecks)
-      .values({ accountId: account.id, createdAt: clock.now() })
-      .returning({ id: cameraAccountChecks.id });
+    const counted = await db.transaction(async (tx) => {
+      // One account's checks are counted and recorded one at a time (lock held until the
+      // commit), so parallel checks cannot pass the daily limit together. EZVIZ is asked
+      // after the commit: the lock is never held across the network.
+      await tx.execute(sql`select pg_advisory_xact_lock(${CHECK_LOCK}, ${account.id})`);
+      const [{ used }] = await tx
+        .select({ used: count() })
+        .from(cameraAccountChecks)
+        .where(
+          and(
+            eq(cameraAccountChecks.accountId, account.id),
+            gte(cameraAccountChecks.createdAt, since()),
+          ),
+        );
+      if (used >= LOCATION_REFRESH_PER_DAY) throw fail("CAMERA_CHECK_DAILY_LIMIT");
+      const [row] = await tx
+        .insert(cameraAccountChecks)
+        .values({ accountId: account.id, createdAt: clock.now() })
+        .returning({ id: cameraAccountChecks.id });
+      return row;
+    });
     const result = await deps.ezviz.check(account.appKey, unseal(account));
     if (!result.ok && !result.refused) {
       await db.delete(cameraAccountChecks).where(eq(cameraAccountChecks.id, counted.id));

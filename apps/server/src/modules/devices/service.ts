@@ -12,12 +12,24 @@ import {
   machineIconUrl,
   type ProvisionedDevice,
 } from "@keyway/shared";
-import { and, count, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  ilike,
+  inArray,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashPassword, hashToken, verifyPassword } from "../../infra/crypto.ts";
 import { accessRequests, blackList, visitGrants } from "../access/schema.ts";
+import { ezvizAccountIdColumn } from "../cameras/binding.ts";
 import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
 import { type Device, type DeviceLink, deviceGroups, deviceLinks, devices } from "./schema.ts";
 
@@ -57,8 +69,12 @@ export const machineColumns = {
   lng: devices.lng,
   address: devices.address,
   createdAt: devices.createdAt,
+  ezvizAccountId: ezvizAccountIdColumn,
 };
-export type MachineSource = Pick<Device, keyof typeof machineColumns>;
+export type MachineSource = Pick<Device, Exclude<keyof typeof machineColumns, "ezvizAccountId">> & {
+  /** The bound camera account (SPEC ezviz_account_id); absent on a bare device row: 0. */
+  ezvizAccountId?: number;
+};
 
 /** The SPEC's Machine as the wire shows it, from a device and the viewer's link to it. */
 export function toMachine(
@@ -97,6 +113,7 @@ export function toMachine(
     lat: device.lat,
     lng: device.lng,
     address: device.address,
+    ezviz_account_id: device.ezvizAccountId ?? 0,
     icon: machineIconUrl(machineIconFor(device.model, name)),
     created_at: (view.link?.createdAt ?? device.createdAt).toISOString(),
   };
@@ -231,7 +248,7 @@ export function createDeviceService(deps: {
   }
 
   const personalColumns = {
-    device: devices,
+    device: { ...getTableColumns(devices), ezvizAccountId: ezvizAccountIdColumn },
     link: deviceLinks,
     groupName: deviceGroups.name,
   };
