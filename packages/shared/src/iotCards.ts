@@ -138,7 +138,11 @@ export interface IotCardView {
   days_left: number | null;
   /** When the carrier was last read successfully (its figures lag 6-12 hours behind). */
   refreshed_at: string | null;
-  /** The last failed read ("" when the last read worked). */
+  /**
+   * Why the last read failed, "" when it worked: an IotCardReadError code ("unreachable",
+   * "invalid", "refused:<carrier status>" or "failed"), never the carrier's own text; clients
+   * show it with readErrorOf.
+   */
   last_error: string;
   /** Earliest time an on-demand refresh is accepted again (ISO); null: now. */
   refresh_after: string | null;
@@ -222,4 +226,20 @@ export function formatTrafficKb(kb: number | null | undefined): string {
   if (v < 1024) return `${sign}${Math.round(v)} KB`;
   if (v < 1024 * 1024) return `${sign}${(v / 1024).toFixed(1)} MB`;
   return `${sign}${(v / 1024 / 1024).toFixed(2)} GB`;
+}
+
+// ---- Read errors ----
+
+/** Kinds of a failed carrier read (the card's last_error, language-neutral). */
+export type IotCardReadError = "unreachable" | "invalid" | "refused" | "failed";
+
+/** Splits a last_error code into its kind and the carrier's status code (refusals). */
+export function readErrorOf(lastError: string): { kind: IotCardReadError; status: string } | null {
+  if (!lastError) return null;
+  const [kind, status = ""] = lastError.split(":");
+  const known: IotCardReadError[] = ["unreachable", "invalid", "refused", "failed"];
+  return {
+    kind: known.includes(kind as IotCardReadError) ? (kind as IotCardReadError) : "failed",
+    status,
+  };
 }

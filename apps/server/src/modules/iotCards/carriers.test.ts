@@ -82,13 +82,18 @@ describe("China Mobile OneLink adapter", () => {
     expect(standIn.tokenCalls() - before).toBe(1);
   });
 
-  it("reports the carrier's refusals: a wrong password, a card outside the group", async () => {
+  it("reports the carrier's refusals with a neutral code; the carrier's words stay in the log", async () => {
     const wrong = oneLink("not-the-password");
     await expect(wrong.cardInfo(ICCID)).rejects.toBeInstanceOf(CarrierError);
     await expect(wrong.cardInfo(ICCID)).rejects.toThrow(/appid 或密码错误/);
-    await expect(oneLink().cardInfo("89860400000000009999")).rejects.toMatchObject({
-      status: "12009",
+    await expect(wrong.cardInfo(ICCID)).rejects.toMatchObject({
+      status: "12002",
+      readError: "refused:12002",
     });
+  });
+
+  it("answers null for a card outside the group (12009): the carrier does not know it", async () => {
+    expect(await oneLink().cardInfo("89860400000000009999")).toBeNull();
   });
 
   it("turns a carrier that cannot be reached into a CarrierError", async () => {

@@ -22,15 +22,28 @@ export interface CarrierAdapter {
   cardInfo(iccid: string): Promise<CarrierCardInfo | null>;
 }
 
-/** A carrier call that failed (transport, or an error status of the carrier). */
+/**
+ * A carrier call that failed: the carrier could not be reached, answered something that is
+ * not its API, or refused with an error status. The message (with the carrier's own words)
+ * is for the log; users get `readError` only.
+ */
 export class CarrierError extends Error {
   constructor(
     message: string,
     readonly status?: string,
+    readonly kind: "unreachable" | "invalid" | "refused" = status ? "refused" : "unreachable",
   ) {
     super(message);
   }
+
+  /** What the card's last_error keeps: a language-neutral code (IotCardReadError). */
+  get readError(): string {
+    return this.kind === "refused" && this.status ? `refused:${this.status}` : this.kind;
+  }
 }
+
+/** The card is not in the group customer's account: OneLink does not know it. */
+class CardNotInGroup extends Error {}
 
 const DAY_MS = 86_400_000;
 const MB = 1024;
@@ -88,7 +101,7 @@ const SPECIAL_STATES: Record<string, IotCardState> = {
 
 /**
  * The demo's carrier: plausible, repeatable figures computed from the ICCID and the clock
- * (no network). Profiles by the ICCID's last two digits (docs/decisions/iotCards.md):
+ * (no network). Profiles by the ICCID's last two digits (docs/decisions.md, decision 60):
  * 90-95 the non-working states, 99 unknown to the carrier; otherwise working, with a plan of
  * 512 MB / 1 / 2 / 5 GB by the last digit mod 4. A last digit 9 is a heavy user (90 % of
  * the plan or more used: the low-traffic warning), 8 a weekly plan (always within a week of
@@ -152,6 +165,8 @@ interface OneLinkEnvelope<T> {
 
 /** OneLink's token errors: the token expired or is not valid (fetch a new one and retry once). */
 const TOKEN_ERRORS = new Set(["12021", "12022"]);
+/** OneLink: "the card does not belong to this group" — a card the carrier does not know. */
+const NOT_IN_GROUP = "12009";
 
 /**
  * OneLink cardStatus (CMIOT_API25S04 sim-status): 1 waiting for activation, 2 activated,
@@ -235,7 +250,7 @@ export function createOneLinkCarrier(deps: {
     if (!response.ok) throw new CarrierError(`OneLink ${path}: HTTP ${response.status}`);
     const body = (await response.json().catch(() => null)) as OneLinkEnvelope<T> | null;
     if (!body || typeof body.status !== "string")
-      throw new CarrierError(`OneLink ${path}: not a OneLink answer`);
+      throw new CarrierError(`OneLink ${path}: not a OneLink answer`, undefined, "invalid");
     return body;
   }
 
@@ -269,6 +284,7 @@ export function createOneLinkCarrier(deps: {
       const value = await currentToken();
       const answer = await get<T>(path, { transid: transid(), token: value, iccid, ...extra });
       if (answer.status === "0") return answer.result ?? [];
+      if (answer.status === NOT_IN_GROUP) throw new CardNotInGroup();
       if (TOKEN_ERRORS.has(answer.status) && attempt === 0) {
         if (token?.value === value) token = null;
         continue;
@@ -280,69 +296,79 @@ export function createOneLinkCarrier(deps: {
   return {
     name: "onelink",
     async cardInfo(iccid) {
-      const basic = await query<{
-        msisdn?: string;
-        iccid?: string;
-        imsi?: string;
-        activeDate?: string;
-        openDate?: string;
-      }>("/ec/query/sim-basic-info", iccid);
-      if (basic.length === 0) return null;
-      const [status, margin, offerings] = await Promise.all([
-        query<{ cardStatus?: string }>("/ec/query/sim-status", iccid),
-        query<{
-          accmMarginList?: {
-            offeringId?: string;
-            offeringName?: string;
-            totalAmount?: string;
-            useAmount?: string;
-            remainAmount?: string;
-          }[];
-        }>("/ec/query/sim-data-margin", iccid),
-        query<{
-          offeringInfoList?: {
-            offeringId?: string;
-            offeringName?: string;
-            effectiveDate?: string;
-            expiriedDate?: string;
-          }[];
-        }>("/ec/query/ordered-offerings", iccid, { queryType: "3" }),
-      ]);
-      const plans = margin.flatMap((m) => m.accmMarginList ?? []);
-      const sum = (pick: (p: (typeof plans)[number]) => number | null) =>
-        plans.length === 0
-          ? null
-          : plans.reduce<number | null>((acc, p) => {
-              const v = pick(p);
-              return v === null || acc === null ? null : acc + v;
-            }, 0);
-      const totalKb = sum((p) => kb(p.totalAmount));
-      const usedKb =
-        sum((p) => kb(p.useAmount)) ??
-        (totalKb !== null ? totalKb - (sum((p) => kb(p.remainAmount)) ?? totalKb) : null);
-      const offeringIds = new Set(plans.map((p) => p.offeringId).filter(Boolean));
-      const ordered = offerings.flatMap((o) => o.offeringInfoList ?? []);
-      // The traffic plan's own expiry when it is listed; otherwise the first to end.
-      const dated = ordered
-        .filter((o) => offeringIds.size === 0 || offeringIds.has(o.offeringId))
-        .map((o) => oneLinkDate(o.expiriedDate))
-        .filter((d): d is Date => d !== null)
-        .sort((a, b) => a.getTime() - b.getTime());
-      const info = basic[0];
-      return {
-        iccid: (info.iccid ?? iccid).toUpperCase(),
-        msisdn: info.msisdn ?? "",
-        imsi: info.imsi ?? "",
-        state: oneLinkState(status[0]?.cardStatus),
-        planName: plans
-          .map((p) => p.offeringName)
-          .filter(Boolean)
-          .join(", "),
-        totalKb,
-        usedKb,
-        expiresAt: dated[0] ?? null,
-        activatedAt: oneLinkDate(info.activeDate),
-      };
+      try {
+        return await readCard(iccid);
+      } catch (error) {
+        // Unknown to the carrier is an answer (state unknown, decision 57), not a failure.
+        if (error instanceof CardNotInGroup) return null;
+        throw error;
+      }
     },
   };
+
+  async function readCard(iccid: string): Promise<CarrierCardInfo | null> {
+    const basic = await query<{
+      msisdn?: string;
+      iccid?: string;
+      imsi?: string;
+      activeDate?: string;
+      openDate?: string;
+    }>("/ec/query/sim-basic-info", iccid);
+    if (basic.length === 0) return null;
+    const [status, margin, offerings] = await Promise.all([
+      query<{ cardStatus?: string }>("/ec/query/sim-status", iccid),
+      query<{
+        accmMarginList?: {
+          offeringId?: string;
+          offeringName?: string;
+          totalAmount?: string;
+          useAmount?: string;
+          remainAmount?: string;
+        }[];
+      }>("/ec/query/sim-data-margin", iccid),
+      query<{
+        offeringInfoList?: {
+          offeringId?: string;
+          offeringName?: string;
+          effectiveDate?: string;
+          expiriedDate?: string;
+        }[];
+      }>("/ec/query/ordered-offerings", iccid, { queryType: "3" }),
+    ]);
+    const plans = margin.flatMap((m) => m.accmMarginList ?? []);
+    const sum = (pick: (p: (typeof plans)[number]) => number | null) =>
+      plans.length === 0
+        ? null
+        : plans.reduce<number | null>((acc, p) => {
+            const v = pick(p);
+            return v === null || acc === null ? null : acc + v;
+          }, 0);
+    const totalKb = sum((p) => kb(p.totalAmount));
+    const usedKb =
+      sum((p) => kb(p.useAmount)) ??
+      (totalKb !== null ? totalKb - (sum((p) => kb(p.remainAmount)) ?? totalKb) : null);
+    const offeringIds = new Set(plans.map((p) => p.offeringId).filter(Boolean));
+    const ordered = offerings.flatMap((o) => o.offeringInfoList ?? []);
+    // The traffic plan's own expiry when it is listed; otherwise the first to end.
+    const dated = ordered
+      .filter((o) => offeringIds.size === 0 || offeringIds.has(o.offeringId))
+      .map((o) => oneLinkDate(o.expiriedDate))
+      .filter((d): d is Date => d !== null)
+      .sort((a, b) => a.getTime() - b.getTime());
+    const info = basic[0];
+    return {
+      iccid: (info.iccid ?? iccid).toUpperCase(),
+      msisdn: info.msisdn ?? "",
+      imsi: info.imsi ?? "",
+      state: oneLinkState(status[0]?.cardStatus),
+      planName: plans
+        .map((p) => p.offeringName)
+        .filter(Boolean)
+        .join(", "),
+      totalKb,
+      usedKb,
+      expiresAt: dated[0] ?? null,
+      activatedAt: oneLinkDate(info.activeDate),
+    };
+  }
 }

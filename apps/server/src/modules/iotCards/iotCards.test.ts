@@ -298,6 +298,21 @@ describe("IoT cards", () => {
     // The device's owner is not a member: refused outright.
     const outsider = await list(owner, { eid });
     expect(outsider.body.hwcode).toBe(HW.NO_PERMISSION.code);
+    // The data centre's traffic of the enterprise context: its card for a member, a refusal
+    // for someone outside the enterprise (also in the data centre's call).
+    const traffic = (token: string) =>
+      h.call("POST", "/api/v1/iotcard/traffic", {
+        form: { eid, days: 7, utcOffset: 480 },
+        token,
+        lang: "en",
+      });
+    const seen = await traffic(colleague);
+    expect(seen.body.hwcode).toBe(0);
+    expect(seen.body.hwdata).toMatchObject({ cards: 1, byState: [{ state: "working", count: 1 }] });
+    expect(seen.body.hwdata.byCard.map((c: { iccid: string }) => c.iccid)).toEqual([FARM]);
+    expect((await traffic(stranger)).body.hwdata.cards).toBe(0);
+    const refused = await traffic(owner);
+    expect(refused.body).toMatchObject({ hwcode: HW.NO_PERMISSION.code, hwdata: null });
     // The personal context holds the owner's cards, not the enterprise's view of them.
     expect((await list(owner)).body.hwdata.total).toBe(3);
     expect(ownerId).toBeGreaterThan(0);
@@ -473,24 +488,49 @@ describe("IoT cards on China Mobile OneLink", () => {
 
   it("keeps the last figures when OneLink refuses, and says so on an on-demand read", async () => {
     standIn.revokeTokens();
+    standIn.refuse({ status: "12999", message: "系统繁忙，请稍后再试" });
+    try {
+      one.clock.advance(2 * 3_600_000);
+      const res = await one.call("POST", "/api/v1/iotcard/refresh", {
+        form: { iccid: ICCID },
+        token,
+        lang: "en",
+      });
+      expect(res.body).toMatchObject({
+        hwcode: HW.IOT_CARD_CARRIER_FAILED.code,
+        msg: HW.IOT_CARD_CARRIER_FAILED.en,
+        hwdata: { last_error: "refused:12999" },
+      });
+      const kept = await one.call("GET", `/api/v1/iotcard/info?iccid=${ICCID}`, { token });
+      expect(kept.body.hwdata.card).toMatchObject({
+        card_state: "outOfService",
+        msisdn: "1440412345678",
+        // A neutral code the page words in the user's language, never the carrier's text.
+        last_error: "refused:12999",
+      });
+      expect(JSON.stringify(kept.body)).not.toContain("系统繁忙");
+    } finally {
+      standIn.refuse(null);
+    }
+  });
+
+  it("marks a card OneLink does not know (12009) unknown, and reads it again only when due", async () => {
     const card = standIn.cards.get(ICCID);
     standIn.cards.delete(ICCID);
-    one.clock.advance(2 * 3_600_000);
-    const res = await one.call("POST", "/api/v1/iotcard/refresh", {
-      form: { iccid: ICCID },
-      token,
-      lang: "en",
-    });
-    expect(res.body).toMatchObject({
-      hwcode: HW.IOT_CARD_CARRIER_FAILED.code,
-      msg: HW.IOT_CARD_CARRIER_FAILED.en,
-    });
-    const kept = await one.call("GET", `/api/v1/iotcard/info?iccid=${ICCID}`, { token });
-    expect(kept.body.hwdata.card).toMatchObject({
-      card_state: "outOfService",
-      msisdn: "1440412345678",
-    });
-    expect(kept.body.hwdata.card.last_error).toContain("该卡不属于本集团");
-    if (card) standIn.cards.set(ICCID, card);
+    try {
+      one.clock.advance(7 * 3_600_000);
+      token = await one.login("plant@example.com", "secret123");
+      expect(await one.app.services.iotCards.refreshDue()).toBe(1);
+      const res = await one.call("GET", `/api/v1/iotcard/info?iccid=${ICCID}`, { token });
+      expect(res.body.hwdata.card).toMatchObject({ card_state: "unknown", last_error: "" });
+      expect(res.body.hwdata.card.refreshed_at).not.toBeNull();
+      // Not asked again every half hour: the next read is the regular one, hours later.
+      const asked = standIn.calls.length;
+      one.clock.advance(31 * 60_000);
+      expect(await one.app.services.iotCards.refreshDue()).toBe(0);
+      expect(standIn.calls.length).toBe(asked);
+    } finally {
+      if (card) standIn.cards.set(ICCID, card);
+    }
   });
 });

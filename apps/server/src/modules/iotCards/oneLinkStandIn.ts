@@ -28,6 +28,8 @@ export async function startOneLinkStandIn(account: { appid: string; password: st
   const seenTransids = new Set<string>();
   const calls: { path: string; params: Record<string, string> }[] = [];
   let issued = 0;
+  /** When set, every card query is refused with this (the carrier busy, throttling, ...). */
+  let refusal: { status: string; message: string } | null = null;
 
   const reply = (res: import("node:http").ServerResponse, body: unknown) => {
     res.writeHead(200, { "content-type": "application/json;charset=UTF-8" });
@@ -54,6 +56,7 @@ export async function startOneLinkStandIn(account: { appid: string; password: st
     if (!tokens.has(params.token ?? "")) return error("12021", "token 已失效");
     const keys = ["msisdn", "iccid", "imsi"].filter((k) => params[k]);
     if (keys.length !== 1) return error("12004", "msisdn、iccid、imsi 必须有且只有一项");
+    if (refusal) return error(refusal.status, refusal.message);
     const card = cards.get(params.iccid ?? "");
     if (!card) return error("12009", "该卡不属于本集团");
     switch (url.pathname) {
@@ -134,6 +137,10 @@ export async function startOneLinkStandIn(account: { appid: string; password: st
     calls,
     /** The carrier ends every token (its 12021 "token expired"). */
     revokeTokens: () => tokens.clear(),
+    /** Refuse every card query with this status and message (null: answer again). */
+    refuse: (value: { status: string; message: string } | null) => {
+      refusal = value;
+    },
     tokenCalls: () => calls.filter((c) => c.path === "/v5/ec/get/token").length,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };

@@ -41,7 +41,7 @@ import type { Clock } from "../../infra/clock.ts";
 import { type Alarm, alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
 import type { DeviceService } from "../devices/service.ts";
-import type { CarrierAdapter, CarrierCardInfo } from "./carriers.ts";
+import { type CarrierAdapter, type CarrierCardInfo, CarrierError } from "./carriers.ts";
 import { type IotCardRow, iotCardSnapshots, iotCards } from "./schema.ts";
 
 export type IotCardService = ReturnType<typeof createIotCardService>;
@@ -246,9 +246,11 @@ export function createIotCardService(deps: {
     } catch (error) {
       const message = (error as Error).message.slice(0, 300);
       deps.log.warn({ iccid: card.iccid, err: message }, "IoT card read failed");
+      // Users get a neutral code (shown in their language), the log the carrier's words.
+      const lastError = error instanceof CarrierError ? error.readError : "failed";
       const [row] = await db
         .update(iotCards)
-        .set({ lastError: message })
+        .set({ lastError })
         .where(eq(iotCards.id, card.id))
         .returning();
       return row ?? card;
