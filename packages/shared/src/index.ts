@@ -17,6 +17,7 @@ export * from "./portal.ts";
 export * from "./projects.ts";
 export * from "./pushStats.ts";
 export * from "./qrLogin.ts";
+export * from "./safety.ts";
 export * from "./twoFactor.ts";
 export * from "./validation.ts";
 export * from "./visits.ts";

@@ -1,7 +1,10 @@
-import { HW } from "@keyway/shared";
+import { HW, VALIDATION_MESSAGES } from "@keyway/shared";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
+import { deviceLinks, devices } from "../devices/schema.ts";
+import { terminals, users } from "./schema.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -457,7 +460,12 @@ describe("account changes", () => {
       form: { email: "nina@example.com", code },
       token,
     });
-    expect(sameDirect.body.hwcode).toBe(HW.SAME_AS_CURRENT.code);
+    // SPEC: this call answers 0 or 420; the reason's own text is in msg.
+    expect(sameDirect.body).toMatchObject({
+      hwcode: 420,
+      hwdata: { reason: HW.SAME_AS_CURRENT.code },
+      msg: HW.SAME_AS_CURRENT.zh,
+    });
     const changed = await h.call("PUT", "/api/user/v1/account", {
       form: { email: "new-nina@example.com", code },
       token,
@@ -485,7 +493,11 @@ describe("account changes", () => {
       },
       token,
     });
-    expect(wrong.body.hwcode).toBe(HW.CODE_ERROR.code);
+    expect(wrong.body).toMatchObject({
+      hwcode: 420,
+      hwdata: { reason: HW.CODE_ERROR.code },
+      msg: HW.CODE_ERROR.zh,
+    });
     const ok = await h.call("PUT", "/api/user/v1/account", {
       form: { phone: "13600136000", countryCode: "86", code },
       token,
@@ -664,5 +676,359 @@ describe("rate limits", () => {
       payload: { loginName: "ghost@example.com", loginPwd: "whatever" },
     });
     expect(other.statusCode).toBe(200);
+  });
+});
+
+describe("SPEC §7 calls without a shown payload", () => {
+  it("getUserId answers the caller's id; no token, 401", async () => {
+    const token = await h.signUp("uid@example.com");
+    const info = await h.call("GET", "/api/user/selectInfo", { token });
+    const res = await h.call("POST", "/api/user/getUserId", { token });
+    expect(res.body).toMatchObject({ hwcode: 0, hwdata: { userid: info.body.hwdata.id } });
+    const anonymous = await h.call("POST", "/api/user/getUserId");
+    expect(anonymous).toMatchObject({ status: 401, body: { hwcode: 113 } });
+  });
+
+  it("selectFriendsList: the people of shared devices, managers and their members only", async () => {
+    const akey = await h.signUp("f-akey@example.com", "secret123", "Anna");
+    const bkey = await h.signUp("f-bkey@example.com", "secret123", "Bert");
+    const member = await h.signUp("f-user@example.com", "secret123", "Carl");
+    const visitor = await h.signUp("f-visit@example.com", "secret123", "Vera");
+    const loner = await h.signUp("f-loner@example.com", "secret123", "Lone");
+    const idOf = async (email: string) =>
+      (await h.db.select().from(users).where(eq(users.email, email)))[0].id;
+    const now = new Date();
+    const [d1, d2] = await h.db
+      .insert(devices)
+      .values(
+        ["F-0001", "F-0002"].map((code) => ({
+          code,
+          secretHash: "x",
+          passwordHash: "x",
+          createdAt: now,
+        })),
+      )
+      .returning();
+    const link = async (
+      deviceId: number,
+      email: string,
+      role: "akey" | "bkey" | "user" | "visitor",
+    ) =>
+      h.db
+        .insert(deviceLinks)
+        .values({ deviceId, userId: await idOf(email), role, name: "M", createdAt: now });
+    await link(d1.id, "f-akey@example.com", "akey");
+    await link(d1.id, "f-bkey@example.com", "bkey");
+    await link(d1.id, "f-user@example.com", "user");
+    await link(d1.id, "f-visit@example.com", "visitor");
+    await link(d2.id, "f-akey@example.com", "akey");
+    await link(d2.id, "f-bkey@example.com", "user");
+    const names = async (token: string) =>
+      (await h.call("POST", "/api/user/selectFriendsList", { token })).body.hwdata.list.map(
+        (f: { name: string }) => f.name,
+      );
+
+    const all = await h.call("POST", "/api/user/selectFriendsList", { token: akey });
+    expect(all.body.hwdata.total).toBe(3);
+    expect(all.body.hwdata.list[0]).toEqual({
+      userid: await idOf("f-bkey@example.com"),
+      name: "Bert",
+      account: "f-***@example.com",
+      devices: 2,
+    });
+    expect(await names(akey)).toEqual(["Bert", "Carl", "Vera"]);
+    expect(await names(bkey)).toEqual(["Anna", "Carl", "Vera"]);
+    // Ordinary users see the managers, not each other.
+    expect(await names(member)).toEqual(["Anna", "Bert"]);
+    expect(await names(visitor)).toEqual(["Anna", "Bert"]);
+    expect(await names(loner)).toEqual([]);
+    const paged = await h.call("POST", "/api/user/selectFriendsList", {
+      form: { page: 2, pageSize: 2 },
+      token: akey,
+    });
+    expect(paged.body.hwdata).toMatchObject({ total: 3, list: [{ name: "Vera" }] });
+    for (const lang of ["cn", "en"] as const) {
+      const bad = await h.call("POST", "/api/user/selectFriendsList", {
+        form: { page: 0 },
+        token: akey,
+        lang,
+      });
+      expect(bad.body).toMatchObject({
+        hwcode: 400,
+        msg: VALIDATION_MESSAGES["v.page"][lang === "en" ? "en" : "zh"],
+      });
+    }
+    expect((await h.call("POST", "/api/user/selectFriendsList")).status).toBe(401);
+  });
+
+  it("safety/update switches the security centre's hide-map", async () => {
+    const token = await h.signUp("safety@example.com");
+    const on = await h.call("POST", "/api/safety/update", { form: { hideMap: 1 }, token });
+    expect(on.body).toMatchObject({ hwcode: 0, hwdata: { hideMap: 1 } });
+    expect((await h.call("GET", "/api/user/selectInfo", { token })).body.hwdata.hideMap).toBe(1);
+    const off = await h.call("POST", "/api/safety/update", { json: { hideMap: false }, token });
+    expect(off.body.hwdata).toEqual({ hideMap: 0 });
+    for (const lang of ["cn", "en"] as const) {
+      const bad = await h.call("POST", "/api/safety/update", { form: { hideMap: 7 }, token, lang });
+      expect(bad.body).toMatchObject({
+        hwcode: 400,
+        msg: VALIDATION_MESSAGES["v.flag"][lang === "en" ? "en" : "zh"],
+      });
+    }
+    expect((await h.call("POST", "/api/safety/update", { form: { hideMap: 1 } })).status).toBe(401);
+  });
+
+  it("activeAccount answers 1, or 0 on every failure", async () => {
+    await h.call("POST", "/api/user/v1/register", {
+      form: { email: "act01@example.com", password: "secret123", name: "Act" },
+    });
+    const code = await h.lastCode("act01@example.com");
+    const wrong = await h.call("POST", "/api/user/activeAccount", {
+      form: {
+        activeAccount: "act01@example.com",
+        SMSVerificationCode: code === "000000" ? "111111" : "000000",
+      },
+    });
+    expect(wrong.body).toMatchObject({ hwcode: HW.CODE_ERROR.code, hwdata: 0 });
+    const unknown = await h.call("POST", "/api/user/activeAccount", {
+      form: { activeAccount: "nobody01@example.com", SMSVerificationCode: "123456" },
+    });
+    expect(unknown.body).toMatchObject({ hwcode: HW.ACCOUNT_NOT_FOUND.code, hwdata: 0 });
+    const format = await h.call("POST", "/api/user/activeAccount", {
+      form: { activeAccount: "act01@example.com", SMSVerificationCode: "12" },
+    });
+    expect(format.body).toMatchObject({ hwcode: 400, hwdata: 0 });
+    const malformed = await h.app.inject({
+      method: "POST",
+      url: "/api/user/activeAccount",
+      headers: { "content-type": "application/json" },
+      payload: "{nope",
+    });
+    expect(malformed.json()).toMatchObject({ hwcode: 400, hwdata: 0 });
+    const ok = await h.call("POST", "/api/user/activeAccount", {
+      form: { activeAccount: "act01@example.com", SMSVerificationCode: code },
+    });
+    expect(ok.body).toEqual({ hwcode: 0, hwdata: 1, msg: HW.OK.zh });
+  });
+
+  it("logout with a token in the body ends that terminal of the caller's, nobody else's", async () => {
+    const phone = await h.signUp("lo@example.com");
+    const laptop = await h.login("lo@example.com", "secret123");
+    const stranger = await h.signUp("lo-other@example.com");
+    for (const lang of ["cn", "en"] as const) {
+      const refused = await h.call("POST", "/api/user/logout", {
+        form: { token: stranger },
+        token: phone,
+        lang,
+      });
+      expect(refused.body).toMatchObject({
+        hwcode: HW.TERMINAL_NOT_FOUND.code,
+        msg: lang === "en" ? HW.TERMINAL_NOT_FOUND.en : HW.TERMINAL_NOT_FOUND.zh,
+      });
+    }
+    const unknown = await h.call("POST", "/api/user/logout", {
+      json: { token: "not-a-token" },
+      token: phone,
+    });
+    expect(unknown.body.hwcode).toBe(HW.TERMINAL_NOT_FOUND.code);
+    expect((await h.call("GET", "/api/user/selectInfo", { token: stranger })).status).toBe(200);
+
+    const out = await h.call("POST", "/api/user/logout", { form: { token: laptop }, token: phone });
+    expect(out.body.hwcode).toBe(0);
+    expect((await h.call("GET", "/api/user/selectInfo", { token: laptop })).status).toBe(401);
+    expect((await h.call("GET", "/api/user/selectInfo", { token: phone })).status).toBe(200);
+    // Without a body: the caller's own session.
+    expect((await h.call("POST", "/api/user/logout", { token: phone })).body.hwcode).toBe(0);
+    expect((await h.call("GET", "/api/user/selectInfo", { token: phone })).status).toBe(401);
+  });
+
+  it("PUT v1/account refuses with 420 and the reason's text, in zh and en", async () => {
+    const token = await h.signUp("acc420@example.com");
+    for (const [lang, text] of [
+      ["cn", HW.SAME_AS_CURRENT.zh],
+      ["en", HW.SAME_AS_CURRENT.en],
+    ] as const) {
+      const res = await h.call("PUT", "/api/user/v1/account", {
+        form: { email: "acc420@example.com", code: "123456" },
+        token,
+        lang,
+      });
+      expect(res.body).toEqual({
+        hwcode: 420,
+        hwdata: { reason: HW.SAME_AS_CURRENT.code },
+        msg: text,
+      });
+    }
+    const expired = await h.call("PUT", "/api/user/v1/account", {
+      form: { email: "acc420-new@example.com", code: "123456" },
+      token,
+      lang: "en",
+    });
+    expect(expired.body).toMatchObject({
+      hwcode: 420,
+      hwdata: { reason: HW.CODE_EXPIRED.code },
+      msg: HW.CODE_EXPIRED.en,
+    });
+    // Format errors keep the validation code, as on every call.
+    const format = await h.call("PUT", "/api/user/v1/account", {
+      form: { email: "not-an-email", code: "123456" },
+      token,
+    });
+    expect(format.body.hwcode).toBe(400);
+  });
+});
+
+describe("phone accounts", () => {
+  const registerPhone = async (phone: string, password = "secret123") => {
+    const reg = await h.call("POST", "/api/user/v1/register", {
+      form: { phone, countryCode: "86", password, name: "Phone" },
+    });
+    expect(reg.body.hwcode).toBe(0);
+    const act = await h.call("POST", "/api/user/activeAccount", {
+      form: { activeAccount: phone, SMSVerificationCode: await h.lastCode(`86${phone}`) },
+    });
+    expect(act.body.hwdata).toBe(1);
+  };
+
+  it("refuses a phone that is already registered, with or without its prefix", async () => {
+    await registerPhone("13500135000");
+    h.clock.advance(2 * MINUTE);
+    for (const phone of ["13500135000", "008613500135000"]) {
+      const again = await h.call("POST", "/api/user/v1/register", {
+        form: { phone, countryCode: "86", password: "other123", name: "Mallory" },
+        lang: "en",
+      });
+      expect(again.body).toMatchObject({
+        hwcode: HW.ACCOUNT_EXISTS.code,
+        msg: HW.ACCOUNT_EXISTS.en,
+      });
+    }
+  });
+
+  it("refuses a replacement phone equal to the current one", async () => {
+    await registerPhone("13400134000");
+    const token = await h.login("13400134000", "secret123");
+    const send = await h.call("POST", "/api/common/mobSendMessage", {
+      form: { phone: "13400134000", countryCode: "86", purpose: "change" },
+      token,
+      lang: "en",
+    });
+    expect(send.body).toMatchObject({
+      hwcode: HW.SAME_AS_CURRENT.code,
+      msg: HW.SAME_AS_CURRENT.en,
+    });
+    const change = await h.call("PUT", "/api/user/v1/account", {
+      form: { phone: "13400134000", countryCode: "86", code: "123456" },
+      token,
+    });
+    expect(change.body).toMatchObject({
+      hwcode: 420,
+      hwdata: { reason: HW.SAME_AS_CURRENT.code },
+      msg: HW.SAME_AS_CURRENT.zh,
+    });
+  });
+
+  it("resets a forgotten password by phone: confirm, SMS code from the outbox, reset", async () => {
+    await registerPhone("13300133000");
+    const confirm = await h.call(
+      "GET",
+      "/api/user/v1/confirmAccount?phone=13300133000&countryCode=86",
+    );
+    expect(confirm.body.hwdata).toEqual({ account: "133****3000", channel: "sms" });
+    const sent = await h.call("POST", "/api/v1/internal/smsVerificationCode", {
+      form: { phone: "13300133000", countryCode: "86", purpose: "reset" },
+    });
+    expect(sent.body.hwcode).toBe(0);
+    const code = await h.lastCode("8613300133000");
+    const checked = await h.call("POST", "/api/common/mobCheckCode", {
+      form: { phone: "13300133000", countryCode: "86", purpose: "reset", code },
+    });
+    expect(checked.body.hwcode).toBe(0);
+    const reset = await h.call("PUT", "/api/user/v1/password", {
+      form: { phone: "13300133000", countryCode: "86", password: "newpass123", code },
+    });
+    expect(reset.body.hwcode).toBe(0);
+    await h.login("13300133000", "newpass123");
+    const old = await h.call("POST", "/api/user/login", {
+      form: { loginName: "13300133000", loginPwd: "secret123" },
+    });
+    expect(old.body.hwcode).toBe(HW.PASSWORD_ERROR.code);
+  });
+});
+
+describe("what is stored", () => {
+  it("keeps the password as argon2id and the token only as a hash", async () => {
+    const token = await h.signUp("stored@example.com", "secret123");
+    const [user] = await h.db.select().from(users).where(eq(users.email, "stored@example.com"));
+    expect(user.passwordHash.startsWith("$argon2id$")).toBe(true);
+    expect(user.passwordHash).not.toContain("secret123");
+    const rows = await h.db.select().from(terminals).where(eq(terminals.userId, user.id));
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(rows[0].tokenHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("per-IP limit on code sending", () => {
+  it("answers 429 after ten codes a minute from one address; another address goes on", async () => {
+    const send = (i: number, ip: string) =>
+      h.app.inject({
+        method: "POST",
+        url: "/api/common/mobSendMessage",
+        remoteAddress: ip,
+        payload: { phone: `1390000${String(1000 + i)}`, countryCode: "86", purpose: "register" },
+      });
+    for (let i = 0; i < 10; i++) expect((await send(i, "203.0.113.77")).statusCode).toBe(200);
+    const limited = await send(10, "203.0.113.77");
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ hwcode: 429, msg: HW.RATE_LIMITED.zh });
+    expect((await send(11, "203.0.113.78")).statusCode).toBe(200);
+  });
+});
+
+describe("/apiDoc", () => {
+  it("serves the Swagger UI page whose scripts and styles the CSP allows", async () => {
+    const page = await h.app.inject({ method: "GET", url: "/apiDoc" });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toContain("text/html");
+    const csp = String(page.headers["content-security-policy"]);
+    const directive = (name: string) =>
+      csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .find(([n]) => n === name)
+        ?.slice(1) ?? [];
+    expect(directive("script-src")).toEqual(["'self'"]);
+    // No inline script (script-src 'self' would block it): every script is a same-origin file.
+    const scripts = [...page.body.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    const assets: string[] = [];
+    for (const [, attrs, inline] of scripts) {
+      const src = attrs.match(/src="([^"]+)"/)?.[1];
+      expect(src).toBeDefined();
+      expect(inline.trim()).toBe("");
+      assets.push(src!);
+    }
+    const styles = [...page.body.matchAll(/<link rel="stylesheet"[^>]*href="([^"]+)"/g)];
+    assets.push(...styles.map((m) => m[1]));
+    for (const asset of assets) {
+      expect(asset).not.toMatch(/^(https?:)?\/\//);
+      const url = new URL(asset, "http://localhost/apiDoc").pathname;
+      const res = await h.app.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(200);
+    }
+    // The initializer loads the document from the same origin (connect-src 'self').
+    const init = await h.app.inject({
+      method: "GET",
+      url: "/apiDoc/static/swagger-initializer.js",
+    });
+    const docUrl = init.body.match(/url: resolveUrl\('([^']+)'\)/)?.[1];
+    expect(docUrl).toBeDefined();
+    expect(directive("connect-src")).toContain("'self'");
+    const doc = await h.app.inject({
+      method: "GET",
+      url: new URL(docUrl!, "http://localhost/apiDoc/").pathname,
+    });
+    expect(doc.json().openapi).toMatch(/^3\./);
   });
 });

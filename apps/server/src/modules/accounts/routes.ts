@@ -11,9 +11,11 @@ import {
   disableTwoFactorBody,
   emailVerifyQuery,
   enableTwoFactorBody,
+  friendsListBody,
   getQrTokenBody,
   hideMapBody,
   loginBody,
+  logoutBody,
   passVerifyQuery,
   qrLoginCheckBody,
   qrLoginConfirmBody,
@@ -21,6 +23,7 @@ import {
   regenerateRecoveryCodesBody,
   registerBody,
   resetPasswordBody,
+  safetyUpdateBody,
   sendEmailCodeBody,
   sendSmsCodeBody,
   terminalIdParams,
@@ -28,9 +31,13 @@ import {
   twoFactorLoginBody,
   userNameBody,
 } from "@keyway/shared";
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { callerOf, tokenOf } from "../../http/auth.ts";
 import { ok } from "../../http/envelope.ts";
 import { requestLang } from "../../http/lang.ts";
@@ -43,6 +50,29 @@ import type { TwoFactorService } from "./twoFactor.ts";
 const LOGIN_LIMIT = { rateLimit: { max: 20, timeWindow: "1 minute" } };
 const CODE_LIMIT = { rateLimit: { max: 10, timeWindow: "1 minute" } };
 const CHECK_LIMIT = { rateLimit: { max: 30, timeWindow: "1 minute" } };
+
+type Envelope = { hwcode: number | string; hwdata: unknown; msg?: string };
+const isFailure = (payload: unknown): payload is Envelope =>
+  typeof payload === "object" &&
+  payload !== null &&
+  "hwcode" in payload &&
+  String((payload as Envelope).hwcode) !== "0";
+
+/** SPEC: activeAccount answers 1 or 0 — every failure (format, code, account) carries 0. */
+async function zeroOnFailure(_request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  return isFailure(payload) ? { ...payload, hwdata: 0 } : payload;
+}
+
+/**
+ * SPEC: `PUT /api/user/v1/account` answers 0 or 420. A business refusal (the account module's
+ * string codes: same as current, taken, wrong or expired code) becomes 420 with its own
+ * localized text in msg and its code in hwdata.reason; format errors keep 400 and token /
+ * rate-limit answers their codes, as on every call.
+ */
+async function operationFailed(_request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  if (!isFailure(payload) || typeof payload.hwcode !== "string") return payload;
+  return { ...payload, hwcode: 420, hwdata: { reason: payload.hwcode } };
+}
 
 export function contextOf(request: FastifyRequest, oemId?: string): RequestContext {
   return {
@@ -92,13 +122,13 @@ export function accountRoutes(
     {
       schema: {
         tags,
-        summary: "Log out this terminal",
-        body: z.object({ token: z.string().optional() }).nullish(),
+        summary: "Log out this terminal, or the caller's terminal holding `token`",
+        body: logoutBody.nullish(),
       },
       preValidation: auth,
     },
     async (request) => {
-      await accounts.logout(callerOf(request).terminalId);
+      await accounts.logout(callerOf(request), request.body?.token || undefined);
       return ok(null);
     },
   );
@@ -137,6 +167,7 @@ export function accountRoutes(
     {
       schema: { tags, summary: "Activate a registration with its code", body: activeAccountBody },
       config: CHECK_LIMIT,
+      preSerialization: zeroOnFailure,
     },
     async (request) => {
       const b = request.body;
@@ -264,6 +295,34 @@ export function accountRoutes(
     async (request) => ok({ userid: callerOf(request).userId }),
   );
 
+  r.post(
+    "/api/user/selectFriendsList",
+    {
+      schema: {
+        tags,
+        summary: "People the caller shares devices with (paged)",
+        body: friendsListBody.nullish(),
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      const { page, pageSize } = request.body ?? friendsListBody.parse({});
+      return ok(await accounts.friends(callerOf(request).userId, page, pageSize));
+    },
+  );
+
+  r.post(
+    "/api/safety/update",
+    {
+      schema: { tags, summary: "Security centre switches (hide map)", body: safetyUpdateBody },
+      preValidation: auth,
+    },
+    async (request) => {
+      await accounts.setHideMap(callerOf(request).userId, request.body.hideMap);
+      return ok({ hideMap: request.body.hideMap ? 1 : 0 });
+    },
+  );
+
   r.put(
     "/api/user/v1/userName",
     { schema: { tags, summary: "Change the name", body: userNameBody }, preValidation: auth },
@@ -282,6 +341,7 @@ export function accountRoutes(
         body: changeAccountBody,
       },
       preValidation: auth,
+      preSerialization: operationFailed,
     },
     async (request) => {
       await accounts.changeAccount(

@@ -3,6 +3,7 @@ import {
   type Brand,
   type CodePurpose,
   type ConfirmAccountResult,
+  type FriendEntry,
   type Lang,
   LOGIN_LOCK,
   maskPhone,
@@ -13,11 +14,13 @@ import {
   TOKEN_COOKIE_DAYS,
   type UserInfo,
 } from "@keyway/shared";
-import { and, count, desc, eq, gt, lte, ne, or } from "drizzle-orm";
+import { and, asc, count, countDistinct, desc, eq, gt, inArray, lte, ne, or } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client.ts";
 import { AppError, fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashPassword, hashToken, newToken, verifyPassword } from "../../infra/crypto.ts";
+import { deviceLinks } from "../devices/schema.ts";
 import type { CodeTarget, VerificationService } from "../verification/service.ts";
 import { terminals, type User, users } from "./schema.ts";
 
@@ -303,8 +306,66 @@ export function createAccountService(deps: {
     return row ?? null;
   }
 
-  async function logout(terminalId: number): Promise<void> {
-    await db.delete(terminals).where(eq(terminals.id, terminalId));
+  /**
+   * Ends the caller's session, or with `token` the session of that token — only one of the
+   * caller's own; anybody else's (or an unknown one) is "terminal not found" alike.
+   */
+  async function logout(caller: { userId: number; terminalId: number }, token?: string) {
+    if (!token) {
+      await db.delete(terminals).where(eq(terminals.id, caller.terminalId));
+      return;
+    }
+    const owner = await authenticate(token);
+    if (owner?.userId !== caller.userId) throw fail("TERMINAL_NOT_FOUND");
+    await db.delete(terminals).where(eq(terminals.id, owner.terminalId));
+    if (owner.terminalId !== caller.terminalId)
+      ended(caller.userId, [{ id: owner.terminalId }], LOGOUT_REASON.terminalRemoved);
+  }
+
+  /**
+   * People the caller shares devices with: everyone on the devices the caller is Akey or Bkey
+   * of, and the Akey / Bkeys of the devices the caller is on. Two ordinary users of one
+   * device do not see each other.
+   */
+  async function friends(userId: number, page: number, pageSize: number) {
+    const mine = alias(deviceLinks, "mine");
+    const theirs = alias(deviceLinks, "theirs");
+    const managers = ["akey", "bkey"] as const;
+    const shared = and(
+      eq(mine.userId, userId),
+      ne(theirs.userId, userId),
+      or(inArray(mine.role, [...managers]), inArray(theirs.role, [...managers])),
+    );
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select({
+          id: users.id,
+          name: users.name,
+          phone: users.phone,
+          email: users.email,
+          devices: countDistinct(theirs.deviceId),
+        })
+        .from(theirs)
+        .innerJoin(mine, eq(mine.deviceId, theirs.deviceId))
+        .innerJoin(users, eq(users.id, theirs.userId))
+        .where(shared)
+        .groupBy(users.id)
+        .orderBy(asc(users.name), asc(users.id))
+        .limit(pageSize)
+        .offset((page - 1) * pageSize),
+      db
+        .select({ total: countDistinct(theirs.userId) })
+        .from(theirs)
+        .innerJoin(mine, eq(mine.deviceId, theirs.deviceId))
+        .where(shared),
+    ]);
+    const list: FriendEntry[] = rows.map((r) => ({
+      userid: r.id,
+      name: r.name,
+      account: r.email ? maskEmail(r.email) : r.phone ? maskPhone(r.phone) : "",
+      devices: r.devices,
+    }));
+    return { list, total };
   }
 
   async function userInfo(userId: number): Promise<UserInfo> {
@@ -499,6 +560,7 @@ export function createAccountService(deps: {
     openSession,
     authenticate,
     logout,
+    friends,
     userInfo,
     confirmAccount,
     sendCode,
