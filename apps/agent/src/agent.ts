@@ -6,6 +6,7 @@ import {
   type AlarmPayload,
   type CommandPayload,
   commandPayload,
+  type DeviceLocationWay,
   decodePayload,
   deviceTopic,
   type LocationPayload,
@@ -28,8 +29,11 @@ export interface AgentOptions {
   version?: string;
   /** Seconds between location reports; 0 = only on request. Default 600. */
   locationEvery?: number;
-  /** Where the device is, when it knows; without it no location is reported. */
-  locationSource?: () => LocationPayload | undefined;
+  /**
+   * Where the device is, found by `way` (the way the cloud asked for; the fix is reported as
+   * that way), when it knows; without it no location is reported.
+   */
+  locationSource?: (way: LocationPayload["way"]) => LocationPayload | undefined;
   /** Reconnect back-off bounds in milliseconds (default 1 s doubling to 30 s). */
   backoffMinMs?: number;
   backoffMaxMs?: number;
@@ -50,6 +54,8 @@ export interface AgentStatus {
   server: string;
   connection: ConnectionState;
   cloudSwitch: boolean;
+  /** How the cloud wants the device located (`manual`: no reports). */
+  locationWay: DeviceLocationWay;
   /** Alarms on disk not yet acknowledged by the cloud, oldest first. */
   queued: AlarmPayload[];
   /** Alarms acknowledged (PUBACK) since this process started. */
@@ -80,6 +86,7 @@ export class Agent {
   private flushing = false;
   private delivered = 0;
   private cloudSwitch = true;
+  private locationWay: DeviceLocationWay = "gps";
   private lastError: string | undefined;
   private lastCommand: CommandPayload | undefined;
   private readonly timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -148,6 +155,7 @@ export class Agent {
       server: this.options.server,
       connection: this.connection,
       cloudSwitch: this.cloudSwitch,
+      locationWay: this.locationWay,
       queued: this.queue?.list() ?? [],
       delivered: this.delivered,
       lastError: this.lastError,
@@ -200,13 +208,20 @@ export class Agent {
     }
   }
 
-  /** Publishes the current location when connected and a location is known. */
+  /**
+   * Publishes the current location, by the way the cloud asked for, when connected and a
+   * location is known; nothing while the cloud places the device by hand.
+   */
   async publishLocation(): Promise<void> {
     const client = this.client;
-    const location = this.options.locationSource?.();
-    if (!client?.connected || !location) return;
+    const way = this.locationWay;
+    if (!client?.connected || way === "manual") return;
+    const location = this.options.locationSource?.(way);
+    if (!location) return;
     try {
-      await client.publishAsync(this.topics.location, JSON.stringify(location), { qos: 1 });
+      await client.publishAsync(this.topics.location, JSON.stringify({ ...location, way }), {
+        qos: 1,
+      });
     } catch (error) {
       this.log(`location not sent: ${errorText(error)}`);
     }
@@ -318,8 +333,17 @@ export class Agent {
     this.lastCommand = command;
     switch (command.type) {
       case "cloudSwitch":
+        if (command.open !== this.cloudSwitch)
+          this.log(`cloud switch ${command.open ? "opened" : "closed"}`);
         this.cloudSwitch = command.open;
-        this.log(`cloud switch ${command.open ? "opened" : "closed"}`);
+        break;
+      case "locationWay":
+        // Sent again on every reconnect: only a change is news worth a fresh fix.
+        if (command.way !== this.locationWay) {
+          this.locationWay = command.way;
+          this.log(`location way: ${command.way}`);
+          void this.publishLocation();
+        }
         break;
       case "locationRefresh":
         this.log("location refresh requested");

@@ -58,6 +58,17 @@ export const alarmPayload = z.object({
 export type AlarmPayload = z.infer<typeof alarmPayload>;
 
 export const LOCATION_WAYS = ["gps", "base", "ip"] as const;
+/** How the cloud places a device: one of the automatic ways, or by hand (`manual`). */
+export const DEVICE_LOCATION_WAYS = [...LOCATION_WAYS, "manual"] as const;
+export type DeviceLocationWay = (typeof DEVICE_LOCATION_WAYS)[number];
+
+/**
+ * The keepalive (seconds) a device must ask for at CONNECT: 0 (never time out) would let a
+ * half-open connection look online for ever; above the maximum a dead link goes unnoticed
+ * too long. The broker drops a device silent for 1.5 times its keepalive.
+ */
+export const KEEPALIVE_MIN_SECONDS = 1;
+export const KEEPALIVE_MAX_SECONDS = 1200;
 export const locationPayload = z.object({
   lat: z.number().min(-90).max(90),
   lng: z.number().min(-180).max(180),
@@ -84,9 +95,15 @@ export const dataPayload = z.object({
 });
 export type DataPayload = z.infer<typeof dataPayload>;
 
-/** `cmd`: what the cloud asks of a device. */
+/**
+ * `cmd`: what the cloud asks of a device. `cloudSwitch` and `locationWay` are settings: the
+ * cloud sends them when they change and again each time the device subscribes to `cmd` (or,
+ * with an external broker, announces `online`), so a device that was away follows them.
+ * `locationWay`: report fixes by that way (`manual`: stop reporting, the place is set by hand).
+ */
 export const commandPayload = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cloudSwitch"), open: z.boolean() }),
+  z.object({ type: z.literal("locationWay"), way: z.enum(DEVICE_LOCATION_WAYS) }),
   z.object({ type: z.literal("locationRefresh") }),
   z.object({ type: z.literal("openTunnel"), url: z.string(), target: z.string() }),
   z.object({ type: z.literal("config"), values: z.record(z.string(), z.unknown()) }),

@@ -295,6 +295,10 @@ export interface Machine {
   lat: number | null;
   lng: number | null;
   address: string;
+  /** gps | base | ip (located automatically by that way) or manual (placed by hand). */
+  locationWay: string;
+  /** auto (the device reports its fixes) or manual. */
+  locationType: "auto" | "manual";
   /** The device's camera cloud account (0: none; decision 64). */
   ezviz_account_id: number;
   icon: string;

@@ -65,6 +65,7 @@ export const machineColumns = {
   version: devices.version,
   ip: devices.ip,
   iccid: devices.iccid,
+  locationWay: devices.locationWay,
   lat: devices.lat,
   lng: devices.lng,
   address: devices.address,
@@ -113,6 +114,8 @@ export function toMachine(
     lat: device.lat,
     lng: device.lng,
     address: device.address,
+    locationWay: device.locationWay,
+    locationType: device.locationWay === "manual" ? "manual" : "auto",
     ezviz_account_id: device.ezvizAccountId ?? 0,
     icon: machineIconUrl(machineIconFor(device.model, name)),
     created_at: (view.link?.createdAt ?? device.createdAt).toISOString(),
@@ -505,7 +508,7 @@ export function createDeviceService(deps: {
 
   /**
    * The cloud switch (SPEC machineCloudSwitchState): only the Akey turns it; the device is
-   * told at once when connected (and reads it again from its retained state later).
+   * told at once when connected, and again by the gateway each time it (re)connects.
    */
   async function cloudSwitch(userId: number, deviceId: number, open?: boolean) {
     const row = await requireLink(userId, deviceId);

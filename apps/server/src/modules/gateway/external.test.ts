@@ -23,7 +23,10 @@ const clients: MqttClient[] = [];
 beforeAll(async () => {
   broker = await startMosquitto();
   brokerPort = broker.port;
-  h = await createHarness({ config: { MQTT_URL: `mqtt://127.0.0.1:${brokerPort}` } });
+  // The server's own broker login: the broker hooks accept only callers presenting it.
+  h = await createHarness({
+    config: { MQTT_URL: `mqtt://keyway-server:hook%20pass@127.0.0.1:${brokerPort}` },
+  });
   await seedDemo(h.app.services.accounts);
   const operator = await h.login("operator@keyway.local", "operator123");
   const res = await h.call("POST", "/api/operator/v1/devices/provision", {
@@ -90,25 +93,70 @@ describe("external broker (Mosquitto)", () => {
     await until(async () => !(await row()).online);
   });
 
-  it("sends cloud commands through the broker", async () => {
+  it("sends cloud commands through the broker, and the settings when a device comes online", async () => {
     const client = mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 });
     clients.push(client);
     await new Promise<void>((resolve) => client.once("connect", () => resolve()));
     await client.subscribeAsync(deviceTopic(device.machineCode, "cmd"), { qos: 1 });
-    const received = new Promise<string>((resolve) =>
-      client.on("message", (_t, p) => resolve(p.toString())),
-    );
+    const received: unknown[] = [];
+    client.on("message", (_t, p) => received.push(JSON.parse(p.toString())));
     await h.app.services.gateway.sendCommand(device.machineCode, { type: "locationRefresh" });
-    expect(JSON.parse(await received)).toEqual({ type: "locationRefresh" });
+    await until(async () => received.length === 1);
+    expect(received[0]).toEqual({ type: "locationRefresh" });
+    // Announcing itself online (after subscribing) brings the device its settings.
+    await client.publishAsync(
+      deviceTopic(device.machineCode, "state"),
+      JSON.stringify({ state: "online" }),
+      { qos: 1, retain: true },
+    );
+    await until(async () => received.length === 3);
+    expect(received.slice(1)).toEqual(
+      expect.arrayContaining([
+        { type: "cloudSwitch", open: true },
+        { type: "locationWay", way: "gps" },
+      ]),
+    );
   });
 
-  it("answers the broker's auth and ACL hooks", async () => {
-    const auth = (username: string, password: string) =>
+  it("answers the broker's auth and ACL hooks, to the broker only", async () => {
+    const broker = {
+      authorization: `Basic ${Buffer.from("keyway-server:hook pass").toString("base64")}`,
+    };
+    const auth = (username: string, password: string, clientid = "") =>
       h.app.inject({
         method: "POST",
         url: "/api/internal/v1/mqtt/auth",
-        payload: { username, password, clientid: "x" },
+        payload: { username, password, clientid },
+        headers: broker,
       });
+    // Anyone else is refused before any check: no way to test secrets through the hook.
+    for (const headers of [
+      {},
+      { authorization: `Basic ${Buffer.from("keyway-server:guess").toString("base64")}` },
+      { authorization: "Bearer hook pass" },
+    ]) {
+      const refused = await h.app.inject({
+        method: "POST",
+        url: "/api/internal/v1/mqtt/auth",
+        payload: { username: device.machineCode, password: device.deviceSecret },
+        headers,
+      });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json()).not.toHaveProperty("result");
+    }
+    // The server's own login is the superuser that uses every device's topics.
+    expect((await auth("keyway-server", "hook pass")).json()).toEqual({
+      result: "allow",
+      is_superuser: true,
+    });
+    expect((await auth("keyway-server", "guess")).json()).toMatchObject({ result: "deny" });
+    // A device may use its own client id, never another device's (that would take it over).
+    expect(
+      (await auth(device.machineCode, device.deviceSecret, `${device.machineCode}-hmi`)).json(),
+    ).toMatchObject({ result: "allow", is_superuser: false });
+    expect(
+      (await auth(device.machineCode, device.deviceSecret, "KW-OTHER-00001-hmi")).json(),
+    ).toMatchObject({ result: "deny" });
     expect((await auth(device.machineCode, device.deviceSecret)).json()).toMatchObject({
       result: "allow",
     });
@@ -121,6 +169,7 @@ describe("external broker (Mosquitto)", () => {
         method: "POST",
         url: "/api/internal/v1/mqtt/acl",
         payload: { username: device.machineCode, topic, action },
+        headers: broker,
       });
     expect((await acl(deviceTopic(device.machineCode, "alarm"), "publish")).json()).toEqual({
       result: "allow",
@@ -135,5 +184,11 @@ describe("external broker (Mosquitto)", () => {
       result: "allow",
     });
     expect((await acl("kw/v1/+/cmd", "subscribe")).json()).toEqual({ result: "deny" });
+    const unsigned = await h.app.inject({
+      method: "POST",
+      url: "/api/internal/v1/mqtt/acl",
+      payload: { username: device.machineCode, topic: "kw/v1/x/alarm", action: "publish" },
+    });
+    expect(unsigned.statusCode).toBe(401);
   });
 });

@@ -1,3 +1,4 @@
+import { type Socket, connect as tcpConnect } from "node:net";
 import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
@@ -21,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of clients) c.end(true);
+  for (const s of sockets) s.destroy();
   await h.close();
 });
 
@@ -55,6 +57,35 @@ async function deviceRow(code: string) {
   const [row] = await h.db.select().from(devices).where(eq(devices.code, code));
   return row;
 }
+
+/** A bare MQTT 3.1.1 CONNECT: a device whose link can go silent without closing. */
+function connectPacket(clientId: string, username: string, password: string, keepalive: number) {
+  const str = (v: string) => {
+    const b = Buffer.from(v);
+    return Buffer.concat([Buffer.from([b.length >> 8, b.length & 255]), b]);
+  };
+  const body = Buffer.concat([
+    str("MQTT"),
+    Buffer.from([4, 0xc2, keepalive >> 8, keepalive & 255]), // level 4; user, password, clean
+    str(clientId),
+    str(username),
+    str(password),
+  ]);
+  return Buffer.concat([Buffer.from([0x10, body.length]), body]); // body < 128 bytes
+}
+
+/** Opens a raw TCP link, sends CONNECT and resolves with the CONNACK return code. */
+async function rawConnect(code: string, secret: string, keepalive: number) {
+  const socket: Socket = tcpConnect(port, "127.0.0.1");
+  sockets.push(socket);
+  const returnCode = await new Promise<number>((resolve, reject) => {
+    socket.once("data", (d) => resolve(d[3]));
+    socket.once("error", reject);
+    socket.write(connectPacket(`${code}-raw`, code, secret, keepalive));
+  });
+  return { socket, returnCode };
+}
+const sockets: Socket[] = [];
 
 const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
   const deadline = Date.now() + timeoutMs;
@@ -178,7 +209,10 @@ describe("device gateway", () => {
     const client = await connect(d.machineCode, d.deviceSecret);
     await client.subscribeAsync(deviceTopic(d.machineCode, "cmd"), { qos: 1 });
     const received = new Promise<string>((resolve) =>
-      client.on("message", (_t, payload) => resolve(payload.toString())),
+      // Its settings come first (on subscribing): wait for the command sent below.
+      client.on("message", (_t, payload) => {
+        if (payload.toString().includes('"open":false')) resolve(payload.toString());
+      }),
     );
     await h.app.services.gateway.sendCommand(d.machineCode, { type: "cloudSwitch", open: false });
     expect(JSON.parse(await received)).toEqual({ type: "cloudSwitch", open: false });
@@ -258,7 +292,9 @@ describe("device gateway", () => {
     const client = await connect(d.machineCode, d.deviceSecret);
     await client.subscribeAsync(deviceTopic(d.machineCode, "cmd"), { qos: 1 });
     const received = new Promise<string>((resolve) =>
-      client.on("message", (_t, p) => resolve(p.toString())),
+      client.on("message", (_t, p) => {
+        if (p.toString().includes('"open":false')) resolve(p.toString());
+      }),
     );
     const off = await h.call("POST", "/api/machine/machineCloudSwitchState", {
       form: { machineId, state: 0 },
@@ -362,5 +398,158 @@ describe("device gateway", () => {
       locationWay: "gps",
       address: "Shanghai",
     });
+  });
+
+  it("marks a device whose link goes silent offline, and refuses keepalive 0", async () => {
+    const d = await provision();
+    // Keepalive 0 would never time out: refused at CONNECT (5, not authorized).
+    const never = await rawConnect(d.machineCode, d.deviceSecret, 0);
+    expect(never.returnCode).toBe(5);
+    expect(await deviceRow(d.machineCode)).toMatchObject({ online: false });
+    // Above the maximum (20 minutes) a dead link would stay "online" too long: refused too.
+    expect((await rawConnect(d.machineCode, d.deviceSecret, 3600)).returnCode).toBe(5);
+    await expect(connect(d.machineCode, d.deviceSecret, { keepalive: 0 })).rejects.toThrow(
+      /Not authorized|closed/i,
+    );
+
+    // A half-open link: connected, then nothing more (no pings), the socket left open.
+    const silent = await rawConnect(d.machineCode, d.deviceSecret, 1);
+    expect(silent.returnCode).toBe(0);
+    await until(async () => (await deviceRow(d.machineCode)).online);
+    await until(async () => !(await deviceRow(d.machineCode)).online, 5000);
+    expect(silent.socket.destroyed || silent.socket.readableEnded).toBe(true);
+  });
+
+  it("does not let one device knock another off by reusing its client id", async () => {
+    const [victim, intruder] = [await provision(), await provision()];
+    const id = `${victim.machineCode}-main`;
+    const own = await connect(victim.machineCode, victim.deviceSecret, { clientId: id });
+    await until(async () => (await deviceRow(victim.machineCode)).online);
+    let kicked = false;
+    own.once("close", () => {
+      kicked = true;
+    });
+    const other = await connect(intruder.machineCode, intruder.deviceSecret, { clientId: id });
+    await until(async () => (await deviceRow(intruder.machineCode)).online);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(kicked).toBe(false);
+    expect(own.connected).toBe(true);
+    expect((await deviceRow(victim.machineCode)).online).toBe(true);
+    // The device's own reconnection with its id still takes over its old session.
+    const again = await connect(victim.machineCode, victim.deviceSecret, { clientId: id });
+    await until(async () => kicked);
+    expect(again.connected).toBe(true);
+    await other.endAsync();
+  });
+
+  it("tells a device the settings it missed each time it subscribes to its commands", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`away-${Date.now()}@example.com`);
+    const { id: machineId } = await h.addDevice(owner, d, "Away");
+    // Changed while the device is not connected at all.
+    await h.call("POST", "/api/machine/machineCloudSwitchState", {
+      form: { machineId, state: 0 },
+      token: owner,
+    });
+    await h.call("POST", "/api/machine/machineAutoLocationWay", {
+      form: { machineId, way: "base" },
+      token: owner,
+    });
+    for (let round = 0; round < 2; round++) {
+      const client = await connect(d.machineCode, d.deviceSecret);
+      const received: unknown[] = [];
+      client.on("message", (_t, p) => received.push(JSON.parse(p.toString())));
+      await client.subscribeAsync(deviceTopic(d.machineCode, "cmd"), { qos: 1 });
+      await until(async () => received.length >= 2);
+      expect(received).toEqual(
+        expect.arrayContaining([
+          { type: "cloudSwitch", open: false },
+          { type: "locationWay", way: "base" },
+        ]),
+      );
+      await client.endAsync();
+    }
+  });
+
+  it("keeps the user's location way when the device reports another one", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`way-${Date.now()}@example.com`);
+    const { id: machineId } = await h.addDevice(owner, d, "Way");
+    await h.call("POST", "/api/machine/machineAutoLocationWay", {
+      form: { machineId, way: "ip" },
+      token: owner,
+    });
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await publish(client, deviceTopic(d.machineCode, "location"), { lat: 1, lng: 2, way: "gps" });
+    expect(await deviceRow(d.machineCode)).toMatchObject({ locationWay: "ip", lat: null });
+    await publish(client, deviceTopic(d.machineCode, "location"), { lat: 3, lng: 4, way: "ip" });
+    expect(await deviceRow(d.machineCode)).toMatchObject({ locationWay: "ip", lat: 3, lng: 4 });
+  });
+
+  it("answers testMachineState from the connection, for the caller's own devices only", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`tls-${Date.now()}@example.com`);
+    await h.addDevice(owner, d, "Press");
+    const test = (testUrl: string, token: string) =>
+      h.call("POST", "/api/tls/testMachineState", { form: { testUrl }, token, lang: "en" });
+    expect((await test(d.machineCode, owner)).body.hwdata).toMatchObject({
+      state: 0,
+      online: false,
+    });
+    const client = await connect(d.machineCode, d.deviceSecret);
+    await until(async () => (await deviceRow(d.machineCode)).online);
+    const byUrl = await test(`https://visit.example.com/?machineCode=${d.machineCode}`, owner);
+    expect(byUrl.body.hwdata).toEqual({ state: 1, online: true, machine_code: d.machineCode });
+    expect((await test(d.machineCode.toLowerCase(), owner)).body.hwdata.online).toBe(true);
+
+    const stranger = await h.signUp(`tls-stranger-${Date.now()}@example.com`);
+    const refused = await test(d.machineCode, stranger);
+    expect(refused.body).toMatchObject({ hwcode: "04010412", msg: "Device does not exist" });
+    expect(refused.body.hwdata).toBeNull();
+    await client.endAsync();
+  });
+
+  it("refuses the broker hooks without an external broker's login", async () => {
+    const d = await provision();
+    for (const [url, payload] of [
+      ["/api/internal/v1/mqtt/auth", { username: d.machineCode, password: d.deviceSecret }],
+      [
+        "/api/internal/v1/mqtt/acl",
+        { username: d.machineCode, topic: deviceTopic(d.machineCode, "alarm"), action: "publish" },
+      ],
+    ] as const) {
+      const res = await h.app.inject({ method: "POST", url, payload });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).not.toHaveProperty("result");
+      const basic = await h.app.inject({
+        method: "POST",
+        url,
+        payload,
+        headers: { authorization: `Basic ${Buffer.from("any:thing").toString("base64")}` },
+      });
+      expect(basic.statusCode).toBe(401);
+    }
+  });
+
+  it("shows the location way and type in the Machine", async () => {
+    const d = await provision();
+    const owner = await h.signUp(`machine-${Date.now()}@example.com`);
+    const { id: machineId } = await h.addDevice(owner, d, "Lathe");
+    const detail = async () =>
+      (await h.call("GET", `/api/device/v1/detail?deviceId=${machineId}`, { token: owner })).body
+        .hwdata;
+    expect(await detail()).toMatchObject({ locationWay: "gps", locationType: "auto" });
+    await h.call("POST", "/api/machine/machineManualLocation", {
+      form: { machineId, lat: 22.5, lng: 114.1, address: "Shenzhen" },
+      token: owner,
+    });
+    expect(await detail()).toMatchObject({ locationWay: "manual", locationType: "manual" });
+    const list = await h.call("POST", "/api/machine/select", {
+      form: { terminalID: "t", version: "3.1.8" },
+      token: owner,
+    });
+    const listed = JSON.stringify(list.body.hwdata);
+    expect(listed).toContain('"locationType":"manual"');
+    expect(listed).toContain('"locationWay":"manual"');
   });
 });

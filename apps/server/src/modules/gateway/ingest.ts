@@ -2,7 +2,9 @@ import { timingSafeEqual } from "node:crypto";
 import {
   type AlarmPayload,
   alarmPayload,
+  type CommandPayload,
   type DataPayload,
+  DEVICE_LOCATION_WAYS,
   type DeviceTopic,
   dataPayload,
   decodePayload,
@@ -12,7 +14,7 @@ import {
   statePayload,
   UPLINK_TOPICS,
 } from "@keyway/protocol";
-import { and, eq, isNotNull, isNull, lt, ne } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import { createBatcher } from "../../infra/batcher.ts";
@@ -44,6 +46,8 @@ export function createDeviceIngest(deps: {
 }) {
   const { db, clock, log } = deps;
   const offlineAlarmMs = (deps.offlineAlarmMinutes ?? 15) * 60_000;
+  /** When this server started following devices (resetOnline): the offline-alarm grace. */
+  let startedAt = clock.now();
 
   async function identify(code: string): Promise<DeviceIdentity | null> {
     const [device] = await db
@@ -77,17 +81,45 @@ export function createDeviceIngest(deps: {
     return topic === deviceTopic(device.code, "cmd");
   }
 
+  /**
+   * The MQTT client ids a device may use with a broker that cannot rename them (the external
+   * broker's auth hook): its machine code, `<code>-anything`, or none (the broker picks one).
+   * Another device's id would let it take over (disconnect) that device's session.
+   */
+  function mayUseClientId(device: DeviceIdentity, clientId: string | undefined): boolean {
+    const id = (clientId ?? "").toUpperCase();
+    return id === "" || id === device.code || id.startsWith(`${device.code}-`);
+  }
+
+  /** The settings a device follows, sent on every (re)connection: see `commandPayload`. */
+  async function settingsOf(device: DeviceIdentity): Promise<CommandPayload[]> {
+    const [row] = await db
+      .select({ cloudService: devices.cloudService, locationWay: devices.locationWay })
+      .from(devices)
+      .where(eq(devices.id, device.id))
+      .limit(1);
+    if (!row) return [];
+    const way = DEVICE_LOCATION_WAYS.find((w) => w === row.locationWay) ?? "gps";
+    return [
+      { type: "cloudSwitch", open: row.cloudService },
+      { type: "locationWay", way },
+    ];
+  }
+
+  /** Back online: the cloud's own offline alarms of the device have ended. */
+  async function clearOfflineAlarms(deviceId: number, now: Date) {
+    await db
+      .update(alarms)
+      .set({ clearedAt: now })
+      .where(
+        and(eq(alarms.deviceId, deviceId), eq(alarms.type, "offline"), isNull(alarms.clearedAt)),
+      );
+  }
+
   async function setOnline(device: DeviceIdentity, online: boolean) {
     const now = clock.now();
     await db.update(devices).set({ online, lastSeenAt: now }).where(eq(devices.id, device.id));
-    // Back online: the cloud's own offline alarms of the device have ended.
-    if (online)
-      await db
-        .update(alarms)
-        .set({ clearedAt: now })
-        .where(
-          and(eq(alarms.deviceId, device.id), eq(alarms.type, "offline"), isNull(alarms.clearedAt)),
-        );
+    if (online) await clearOfflineAlarms(device.id, now);
   }
 
   /**
@@ -154,42 +186,66 @@ export function createDeviceIngest(deps: {
     } else if (topic === "state") {
       const state = decodePayload(statePayload, payload);
       if (!state) return;
-      await db
-        .update(devices)
-        .set({
-          lastSeenAt: now,
-          ...(opts.trustState && { online: state.state === "online" }),
-          ...(state.model !== undefined && { model: state.model }),
-          ...(state.version !== undefined && { version: state.version }),
-          ...(state.ip !== undefined && { ip: state.ip }),
-          ...(state.iccid !== undefined && { iccid: state.iccid }),
-        })
-        .where(eq(devices.id, device.id));
+      const online = state.state === "online";
+      const changes = {
+        // A retained `offline` read again after a restart is old news: last seen stays.
+        ...((online || !opts.trustState) && { lastSeenAt: now }),
+        ...(opts.trustState && online && { online: true }),
+        ...(state.model !== undefined && { model: state.model }),
+        ...(state.version !== undefined && { version: state.version }),
+        ...(state.ip !== undefined && { ip: state.ip }),
+        ...(state.iccid !== undefined && { iccid: state.iccid }),
+      };
+      if (Object.keys(changes).length > 0)
+        await db.update(devices).set(changes).where(eq(devices.id, device.id));
+      if (opts.trustState && online) await clearOfflineAlarms(device.id, now);
+      if (opts.trustState && !online)
+        await db
+          .update(devices)
+          .set({ online: false, lastSeenAt: now })
+          .where(and(eq(devices.id, device.id), eq(devices.online, true)));
     } else if (topic === "location") {
       const location = decodePayload(locationPayload, payload);
       if (!location) return;
-      // A manually placed device keeps its place.
-      await db
+      // The way is the user's choice (location service), never the device's: a fix by another
+      // way (sent before the device learnt its way) and any fix of a device placed by hand
+      // are dropped.
+      const placed = await db
         .update(devices)
         .set({
           lat: location.lat,
           lng: location.lng,
           address: location.address ?? "",
-          locationWay: location.way,
           lastSeenAt: now,
         })
-        .where(and(eq(devices.id, device.id), ne(devices.locationWay, "manual")));
+        .where(and(eq(devices.id, device.id), eq(devices.locationWay, location.way)))
+        .returning({ id: devices.id });
+      if (placed.length === 0)
+        log.info({ device: device.code, way: location.way }, "location by another way dropped");
     } else {
       await db.update(devices).set({ lastSeenAt: now }).where(eq(devices.id, device.id));
     }
   }
 
   /**
-   * Raises one offline alarm for each device silent for longer than the offline-alarm time
-   * (its uid is tied to the last-seen time, so a repeated sweep adds none).
+   * Keeps last seen fresh for the devices online now (run with every sweep), so that after a
+   * crash their last-seen time is at most one sweep old.
+   */
+  async function touchOnline() {
+    await db.update(devices).set({ lastSeenAt: clock.now() }).where(eq(devices.online, true));
+  }
+
+  /**
+   * Raises one offline alarm for each device silent for longer than the offline-alarm time,
+   * counted from its last-seen time or this server's start, whichever is later (devices get
+   * that long to come back after a restart). A device already alarmed for this absence (its
+   * offline alarm still open; a reconnection clears it) is skipped, and the alarm's uid is
+   * tied to the last-seen time, so a repeated sweep adds none.
    */
   async function sweepOffline(isConnected: (deviceId: number) => boolean): Promise<number> {
-    const cutoff = new Date(clock.now().getTime() - offlineAlarmMs);
+    const now = clock.now().getTime();
+    if (now - startedAt.getTime() < offlineAlarmMs) return 0;
+    const cutoff = new Date(now - offlineAlarmMs);
     const silent = await db
       .select({ id: devices.id, code: devices.code, lastSeenAt: devices.lastSeenAt })
       .from(devices)
@@ -198,6 +254,18 @@ export function createDeviceIngest(deps: {
           eq(devices.online, false),
           isNotNull(devices.lastSeenAt),
           lt(devices.lastSeenAt, cutoff),
+          notExists(
+            db
+              .select({ one: sql`1` })
+              .from(alarms)
+              .where(
+                and(
+                  eq(alarms.deviceId, devices.id),
+                  eq(alarms.type, "offline"),
+                  isNull(alarms.clearedAt),
+                ),
+              ),
+          ),
         ),
       );
     const minutes = Math.round(offlineAlarmMs / 60_000);
@@ -205,13 +273,14 @@ export function createDeviceIngest(deps: {
     for (const device of silent) {
       if (isConnected(device.id)) continue;
       const lastSeen = device.lastSeenAt as Date;
+      const since = Math.max(lastSeen.getTime(), startedAt.getTime());
       const stored = await storeAlarm(device, {
         id: `offline-${lastSeen.getTime()}`,
         type: "offline",
         variable: "",
         level: 2,
         content: `Device offline for more than ${minutes} minutes (last seen ${lastSeen.toISOString()})`,
-        time: lastSeen.getTime() + offlineAlarmMs,
+        time: since + offlineAlarmMs,
         timeZone: "UTC",
       });
       if (stored) raised++;
@@ -219,8 +288,12 @@ export function createDeviceIngest(deps: {
     return raised;
   }
 
-  /** No connection survives a restart: devices start offline. */
+  /**
+   * No connection survives a restart: devices start offline. Their last-seen time stays what
+   * it was; the offline-alarm clock starts again now (see sweepOffline).
+   */
   async function resetOnline() {
+    startedAt = clock.now();
     await db.update(devices).set({ online: false }).where(eq(devices.online, true));
   }
 
@@ -229,9 +302,12 @@ export function createDeviceIngest(deps: {
     authenticate,
     mayPublish,
     maySubscribe,
+    mayUseClientId,
+    settingsOf,
     setOnline,
     handleUplink,
     sweepOffline,
+    touchOnline,
     resetOnline,
   };
 }

@@ -1,11 +1,16 @@
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { hostname } from "node:os";
 import type { Duplex } from "node:stream";
 import {
   type CommandPayload,
   type DataPayload,
+  decodePayload,
   deviceTopic,
+  KEEPALIVE_MAX_SECONDS,
+  KEEPALIVE_MIN_SECONDS,
   parseDeviceTopic,
+  statePayload,
   TOPIC_ROOT,
 } from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
@@ -45,14 +50,38 @@ export function createGateway(deps: {
   const transport = deps.mqttUrl
     ? externalBroker(deps.mqttUrl, ingest, deps.log)
     : embeddedBroker(ingest, deps.log);
+  const serverLogin = brokerLogin(deps.mqttUrl);
   let sweeper: NodeJS.Timeout | undefined;
+  const sweep = async () => {
+    await ingest.touchOnline();
+    return ingest.sweepOffline(transport.isConnected);
+  };
 
   return {
     ingest,
     external: Boolean(deps.mqttUrl),
     sendCommand: (code: string, command: CommandPayload) => transport.sendCommand(code, command),
     isConnected: (deviceId: number) => transport.isConnected(deviceId),
-    sweepOffline: () => ingest.sweepOffline(transport.isConnected),
+    sweepOffline: sweep,
+    /**
+     * Whether a broker-hook request comes from the external broker: it must present the
+     * server's own broker login (MQTT_URL's user:password) as HTTP Basic. Without an external
+     * broker, or without a login in MQTT_URL, nothing may call the hooks.
+     */
+    isHookCaller(authorization: string | undefined): boolean {
+      if (!serverLogin || !authorization?.startsWith("Basic ")) return false;
+      const given = Buffer.from(authorization.slice(6).trim(), "base64");
+      const expected = Buffer.from(`${serverLogin.username}:${serverLogin.password}`);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+    /** The server's own login at the external broker: the hooks answer it as superuser. */
+    isServerLogin(username: string | undefined, password: string | undefined): boolean {
+      if (!serverLogin || username === undefined || password === undefined) return false;
+      const a = Buffer.from(`${username}:${password}`);
+      const b = Buffer.from(`${serverLogin.username}:${serverLogin.password}`);
+      return a.length === b.length && timingSafeEqual(a, b);
+    },
+    serverUsername: serverLogin?.username,
     /** MQTT over a WebSocket (embedded broker only). */
     handleStream(stream: Duplex) {
       if (!transport.handleStream) return stream.destroy();
@@ -63,9 +92,7 @@ export function createGateway(deps: {
       await transport.start();
       if (opts.sweepEveryMs) {
         sweeper = setInterval(() => {
-          ingest
-            .sweepOffline(transport.isConnected)
-            .catch((error) => deps.log.error({ err: error }, "offline sweep failed"));
+          sweep().catch((error) => deps.log.error({ err: error }, "offline sweep failed"));
         }, opts.sweepEveryMs);
         sweeper.unref();
       }
@@ -80,6 +107,17 @@ export function createGateway(deps: {
   };
 }
 
+/** The user and password in an mqtt:// URL, when it has them. */
+function brokerLogin(url: string | undefined): { username: string; password: string } | null {
+  if (!url) return null;
+  const parsed = new URL(url);
+  if (!parsed.username || !parsed.password) return null;
+  return {
+    username: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
 /**
  * Embedded Aedes. Alarms are stored inside authorizePublish, so PUBACK leaves only after the
  * row is written; a device is online while it holds at least one connection.
@@ -87,19 +125,56 @@ export function createGateway(deps: {
 function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport {
   const broker = new Aedes({ drainTimeout: 30_000, maxClientsIdLength: 64 });
   const identities = new WeakMap<Client, DeviceIdentity>();
+  const keepalives = new WeakMap<Client, number>();
   const connections = new Map<number, number>();
   let tcp: Server | undefined;
 
+  const sendCommand = (machineCode: string, command: CommandPayload) =>
+    new Promise<void>((resolve, reject) => {
+      broker.publish(
+        {
+          cmd: "publish",
+          topic: deviceTopic(machineCode, "cmd"),
+          payload: Buffer.from(JSON.stringify(command)),
+          qos: 1,
+          retain: false,
+          dup: false,
+        },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+
+  const refuse = (
+    callback: (e: AuthenticateError, ok: boolean) => void,
+    why: string,
+    code: 4 | 5,
+  ) => {
+    const error = new Error(why) as AuthenticateError;
+    error.returnCode = code;
+    callback(error, false);
+  };
+
+  // Aedes hands authenticate() no CONNECT packet: note the keepalive the device asked for.
+  broker.preConnect = (client, packet, callback) => {
+    keepalives.set(client, packet.keepalive ?? 0);
+    callback(null, true);
+  };
+
   broker.authenticate = (client, username, password, callback) => {
+    const keepalive = keepalives.get(client) ?? 0;
+    if (keepalive < KEEPALIVE_MIN_SECONDS || keepalive > KEEPALIVE_MAX_SECONDS) {
+      // Keepalive 0 never times out: a half-open link would look online for ever.
+      log.warn({ client: client.id, keepalive }, "connection refused: keepalive out of range");
+      return refuse(callback, "keepalive out of range", 5);
+    }
     ingest
       .authenticate(username, password?.toString())
       .then((device) => {
-        if (!device) {
-          const error = new Error("bad machine code or device secret") as AuthenticateError;
-          error.returnCode = 4;
-          return callback(error, false);
-        }
+        if (!device) return refuse(callback, "bad machine code or device secret", 4);
         identities.set(client, device);
+        // Every client id lives under the device's own machine code (registration follows
+        // authentication in Aedes), so reusing another device's id takes nothing over.
+        client.id = `${device.code}/${client.id}`;
         callback(null, true);
       })
       .catch((error) => {
@@ -151,24 +226,24 @@ function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport
   broker.on("client", (client) => track(client, 1));
   broker.on("clientDisconnect", (client) => track(client, -1));
 
+  // A device that (re)subscribes to its commands is told its settings: what changed while it
+  // was away, or before a restart of the cloud or of the device, is not lost.
+  broker.on("subscribe", (subscriptions, client) => {
+    const device = client && identities.get(client);
+    if (!device) return;
+    const own = deviceTopic(device.code, "cmd");
+    if (!subscriptions.some((s) => s.topic === own && (s.qos as number) !== 128)) return;
+    ingest
+      .settingsOf(device)
+      .then((commands) => Promise.all(commands.map((c) => sendCommand(device.code, c))))
+      .catch((error) => log.error({ err: error, device: device.code }, "settings not sent"));
+  });
+
   return {
     start: () => broker.listen(),
     isConnected: (deviceId) => (connections.get(deviceId) ?? 0) > 0,
     handleStream: (stream) => broker.handle(stream),
-    sendCommand: (machineCode, command) =>
-      new Promise((resolve, reject) => {
-        broker.publish(
-          {
-            cmd: "publish",
-            topic: deviceTopic(machineCode, "cmd"),
-            payload: Buffer.from(JSON.stringify(command)),
-            qos: 1,
-            retain: false,
-            dup: false,
-          },
-          (error) => (error ? reject(error) : resolve()),
-        );
-      }),
+    sendCommand,
     async listenTcp(port, host) {
       tcp = createServer(broker.handle);
       await new Promise<void>((resolve, reject) => {
@@ -202,6 +277,22 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
     const device = await ingest.identify(parsed.machineCode);
     if (!device) return log.warn({ topic }, "message from an unknown device ignored");
     await ingest.handleUplink(device, parsed.topic, payload, { trustState: true });
+    // The server sees no subscriptions here: a device announcing itself online (it subscribes
+    // to `cmd` first) is told its settings; so is every device whose retained `online` this
+    // server reads when it (re)starts.
+    // Not awaited: mqtt.js reads no further packet (the PUBACK included) until this returns.
+    if (parsed.topic === "state" && decodePayload(statePayload, payload)?.state === "online") {
+      const commands = await ingest.settingsOf(device);
+      Promise.all(commands.map((c) => publishCommand(device.code, c))).catch((error) =>
+        log.error({ err: error, device: device.code }, "settings not sent"),
+      );
+    }
+  }
+
+  async function publishCommand(machineCode: string, command: CommandPayload) {
+    await client?.publishAsync(deviceTopic(machineCode, "cmd"), JSON.stringify(command), {
+      qos: 1,
+    });
   }
 
   return {
@@ -238,11 +329,7 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
     },
     // The broker knows the connections; the server only sees what devices say.
     isConnected: () => false,
-    sendCommand: async (machineCode, command) => {
-      await client?.publishAsync(deviceTopic(machineCode, "cmd"), JSON.stringify(command), {
-        qos: 1,
-      });
-    },
+    sendCommand: publishCommand,
     async close() {
       await client?.endAsync();
     },

@@ -102,4 +102,24 @@ describe("device location", () => {
     });
     expect(place.body.hwcode).toBe("04010412");
   });
+
+  it("allows no more than five fixes a day, even asked for all at once", async () => {
+    const [other] = await h.provision(await h.login("operator@keyway.local", "operator123"), 1);
+    const { id } = await h.addDevice(owner, other, "Parallel");
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        h.call("POST", "/api/machine/machineAutoLocationAddress", {
+          form: { machineId: id },
+          token: owner,
+          lang: "en",
+        }),
+      ),
+    );
+    const granted = answers.filter((a) => a.body.hwcode === 0);
+    const refused = answers.filter((a) => a.body.hwcode !== 0);
+    expect(granted).toHaveLength(LOCATION_REFRESH_PER_DAY);
+    expect(refused).toHaveLength(8 - LOCATION_REFRESH_PER_DAY);
+    for (const r of refused)
+      expect(r.body.msg).toBe("You have run out of location fixes for the day");
+  });
 });

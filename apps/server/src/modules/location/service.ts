@@ -36,8 +36,8 @@ export function createLocationService(deps: {
     return new Date(now.getTime() - 24 * 3600_000);
   }
 
-  async function remaining(deviceId: number): Promise<number> {
-    const [{ used }] = await db
+  async function remaining(deviceId: number, tx: Pick<Db, "select"> = db): Promise<number> {
+    const [{ used }] = await tx
       .select({ used: count() })
       .from(locationFixes)
       .where(and(eq(locationFixes.deviceId, deviceId), gte(locationFixes.createdAt, dayStart())));
@@ -56,9 +56,15 @@ export function createLocationService(deps: {
     };
   }
 
+  /** The device follows its way (`cmd` locationWay; sent again whenever it reconnects). */
+  async function tellWay(code: string, way: Way | "manual") {
+    await deps.sendCommand(code, { type: "locationWay", way });
+  }
+
   async function setAutomatic(userId: number, deviceId: number, way: Way) {
     const device = await requireDevice(userId, deviceId, true);
     await db.update(devices).set({ locationWay: way }).where(eq(devices.id, device.id));
+    await tellWay(device.code, way);
     return get(userId, deviceId);
   }
 
@@ -71,14 +77,29 @@ export function createLocationService(deps: {
       .update(devices)
       .set({ lat: input.lat, lng: input.lng, address: input.address ?? "", locationWay: "manual" })
       .where(eq(devices.id, device.id));
+    if (device.locationWay !== "manual") await tellWay(device.code, "manual");
     return get(userId, input.deviceId);
   }
 
-  /** Asks the device for a fresh fix; the 6th in a day is refused. */
+  /**
+   * Asks the device for a fresh fix; the 6th in a day is refused. Count and insert happen
+   * under a lock on the device's row, so concurrent refreshes cannot pass the limit together.
+   */
   async function refresh(userId: number, deviceId: number) {
     const device = await requireDevice(userId, deviceId, true);
-    if ((await remaining(device.id)) <= 0) throw fail("LOCATION_DAILY_LIMIT");
-    await db.insert(locationFixes).values({ deviceId: device.id, userId, createdAt: clock.now() });
+    const granted = await db.transaction(async (tx) => {
+      await tx
+        .select({ id: devices.id })
+        .from(devices)
+        .where(eq(devices.id, device.id))
+        .for("update");
+      if ((await remaining(device.id, tx)) <= 0) return false;
+      await tx
+        .insert(locationFixes)
+        .values({ deviceId: device.id, userId, createdAt: clock.now() });
+      return true;
+    });
+    if (!granted) throw fail("LOCATION_DAILY_LIMIT");
     await deps.sendCommand(device.code, { type: "locationRefresh" });
     return get(userId, deviceId);
   }

@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LOCATION_REFRESH_PER_DAY, type ProvisionedDevice } from "@keyway/shared";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../seed.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
+import { devices } from "../devices/schema.ts";
+
+/**
+ * The cloud's commands against the real keyway-agent process (the CLI with its simulated
+ * HMI): location way and refresh, and the settings a restarted agent must get back.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../..");
+
+let h: Harness;
+let brokerPort: number;
+let owner: string;
+let device: ProvisionedDevice;
+let machineId: number;
+let dataDir: string;
+const agents: Agent[] = [];
+
+interface Agent {
+  child: ChildProcess;
+  httpPort: number;
+  output: string[];
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+async function startAgent(): Promise<Agent> {
+  const httpPort = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "apps/agent/src/cli.ts",
+      "run",
+      "--server",
+      `mqtt://127.0.0.1:${brokerPort}`,
+      "--code",
+      device.machineCode,
+      "--secret",
+      device.deviceSecret,
+      "--data-dir",
+      dataDir,
+      "--simulate",
+      "--http-port",
+      String(httpPort),
+      "--backoff-max",
+      "2",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const agent: Agent = { child, httpPort, output: [] };
+  child.stdout?.on("data", (d) => agent.output.push(String(d)));
+  child.stderr?.on("data", (d) => agent.output.push(String(d)));
+  agents.push(agent);
+  await until(async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${httpPort}/api/status`)).ok;
+    } catch {
+      return false;
+    }
+  });
+  return agent;
+}
+
+async function kill9(agent: Agent): Promise<void> {
+  if (agent.child.exitCode !== null || agent.child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => agent.child.once("exit", () => done()));
+  agent.child.kill("SIGKILL");
+  await exited;
+}
+
+async function hmi(agent: Agent): Promise<{ connection: string; cloudSwitch: boolean }> {
+  return (await fetch(`http://127.0.0.1:${agent.httpPort}/api/status`)).json() as Promise<{
+    connection: string;
+    cloudSwitch: boolean;
+  }>;
+}
+
+async function row() {
+  return (await h.db.select().from(devices).where(eq(devices.code, device.machineCode)))[0];
+}
+
+// Generous: agent processes start through tsx, slowly on a loaded 2-core machine.
+async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      const log = agents.at(-1)?.output.join("") ?? "";
+      throw new Error(`condition not met in ${timeoutMs} ms; agent output:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const call = (path: string, form: Record<string, string | number>) =>
+  h.call("POST", path, { form: { machineId, ...form }, token: owner, lang: "en" });
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seedDemo(h.app.services.accounts);
+  const operator = await h.login("operator@keyway.local", "operator123");
+  [device] = await h.provision(operator, 1);
+  owner = await h.signUp("agent-owner@example.com");
+  machineId = (await h.addDevice(owner, device, "Simulated press")).id;
+  brokerPort = await h.app.services.gateway.listenTcp(0, "127.0.0.1");
+  dataDir = mkdtempSync(join(tmpdir(), "kw-agent-cmd-"));
+});
+afterEach(async () => {
+  for (const agent of agents) await kill9(agent);
+});
+afterAll(async () => {
+  for (const agent of agents) await kill9(agent);
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("cloud commands reach the real agent", { timeout: 300_000 }, () => {
+  it("follows the user's location way, and a refresh stores a fresh fix", async () => {
+    const agent = await startAgent();
+    await until(async () => (await row()).online && (await row()).lat !== null);
+    expect((await row()).locationWay).toBe("gps");
+
+    const way = await call("/api/machine/machineAutoLocationWay", { way: "ip" });
+    expect(way.body.hwdata.locationWay).toBe("ip");
+    // The agent switches and reports by ip at once; the way stays the user's.
+    await until(async () => agent.output.join("").includes("location way: ip"));
+    const before = (await row()).lat;
+    const refreshed = await call("/api/machine/machineAutoLocationAddress", {});
+    expect(refreshed.body.hwdata.remaining).toBe(LOCATION_REFRESH_PER_DAY - 1);
+    await until(async () => (await row()).lat !== before);
+    expect(await row()).toMatchObject({ locationWay: "ip" });
+    expect((await row()).lat).toBeCloseTo(31.23, 1);
+  });
+
+  it("gives an agent restarted after a change the settings it missed", async () => {
+    const first = await startAgent();
+    await until(async () => (await row()).online);
+    await kill9(first);
+    await until(async () => !(await row()).online);
+
+    // Changed while the agent is down: it starts with the switch open and the gps way.
+    const off = await call("/api/machine/machineCloudSwitchState", { state: 0 });
+    expect(off.body.hwdata.cloud_service).toBe(0);
+    await call("/api/machine/machineAutoLocationWay", { way: "base" });
+
+    const second = await startAgent();
+    await until(async () => (await row()).online);
+    await until(async () => (await hmi(second)).cloudSwitch === false);
+    await until(async () => second.output.join("").includes("location way: base"));
+    expect((await row()).locationWay).toBe("base");
+  });
+});
