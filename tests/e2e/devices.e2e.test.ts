@@ -118,5 +118,6 @@ describe("devices and enterprises in the browser", () => {
       .click();
     await page.locator(tid(`device-row-${codes[0]}`)).waitFor({ state: "detached" });
     await context.close();
-  });
+    // Two users' whole journey: slow on a loaded 2-core machine.
+  }, 180_000);
 });

@@ -1,5 +1,7 @@
 import { groupCreateBody, machineAddBody, machineUpdateBody, provisionBody } from "@keyway/shared";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { DELETE_AS_SUCCESS, devicesApi } from "../api/devices.ts";
+import { ApiError } from "../api/errors.ts";
 import { provisionCsv } from "../pages/backManage/provisionCsv.ts";
 import { isOnline, machineIconUrl, toIds } from "../pages/devices/machine.ts";
 import { activeEntryKey, entryDeviceType, visibleEntries } from "../pages/layout/nav.tsx";
@@ -7,6 +9,40 @@ import { enterpriseDevicePath, LANDING_ROUTE, parseDeviceType } from "../paths.t
 import { PERSONAL_CONTEXT } from "../store/app.ts";
 import { toCsv } from "./csv.ts";
 import { zodFieldIssue } from "./zodIssue.ts";
+
+// The device calls over a stand-in transport: what `api.post` answers is up to each test.
+const post = vi.hoisted(() => vi.fn());
+vi.mock("../api/client.ts", () => ({ api: { post } }));
+
+describe("devicesApi.remove (SPEC §8 delete codes)", () => {
+  beforeEach(() => post.mockReset());
+  const machine = { machine_id: 42, limit_authority: 3 as const };
+  const business = (code: string, msg: string) => new ApiError(msg, "business", code);
+
+  it("sends the id and whether the caller is the Akey", async () => {
+    post.mockResolvedValueOnce(null);
+    await expect(devicesApi.remove(machine)).resolves.toBeNull();
+    expect(post).toHaveBeenCalledWith("/machine/del", { delMachineID: 42, isAkey: 1 });
+    post.mockResolvedValueOnce(null);
+    await devicesApi.remove({ machine_id: 7, limit_authority: 2 });
+    expect(post).toHaveBeenLastCalledWith("/machine/del", { delMachineID: 7, isAkey: 0 });
+  });
+
+  it("treats 040103010 and 04010307 as success", async () => {
+    expect(DELETE_AS_SUCCESS).toEqual(["040103010", "04010307"]);
+    post.mockRejectedValueOnce(business("040103010", "Device already deleted"));
+    await expect(devicesApi.remove(machine)).resolves.toBeNull();
+    post.mockRejectedValueOnce(business("04010307", "Device already unbound"));
+    await expect(devicesApi.remove(machine)).resolves.toBeNull();
+  });
+
+  it("still fails on any other code", async () => {
+    post.mockRejectedValueOnce(business("04012201", "No permission to operate"));
+    await expect(devicesApi.remove(machine)).rejects.toThrow("No permission to operate");
+    post.mockRejectedValueOnce(new ApiError("Server Error", "transport", null, 500));
+    await expect(devicesApi.remove(machine)).rejects.toThrow("Server Error");
+  });
+});
 
 describe("toCsv", () => {
   it("quotes commas, quotes and line breaks and defuses formulas", () => {

@@ -334,7 +334,7 @@ describe("edit machine codes (SPEC §8)", () => {
     const id1 = (await add(alice, d1, "First")).body.hwdata.machine_id;
     await add(alice, d2, "Second");
     await add(bob, foreign, "Bobs");
-    const edit = (form: Record<string, string | number>, lang: "en" | "zh" = "en") =>
+    const edit = (form: Record<string, string | number>, lang: "en" | "cn" = "en") =>
       h.call<Machine>("POST", "/api/machine/update", {
         form: { updateMachineID: id1, updateMachineName: "Renamed", ...form },
         token: alice,
@@ -361,7 +361,7 @@ describe("edit machine codes (SPEC §8)", () => {
         msg: "Edit failed: the machine code does not match this device",
       });
     }
-    const zh = await edit({ updateMachineCode: d2.machineCode }, "zh");
+    const zh = await edit({ updateMachineCode: d2.machineCode }, "cn");
     expect(zh.body.msg).toBe("修改失败：该机器码属于您的另一台设备");
     // Refused edits changed nothing.
     const detail = await h.call<Machine>("GET", `/api/device/v1/detail?deviceId=${id1}`, {

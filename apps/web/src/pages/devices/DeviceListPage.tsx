@@ -58,11 +58,15 @@ const testId = (id: string) => ({ "data-testid": id }) as object;
 export function DeviceListPage() {
   const context = useAppStore(selectCurrentContext);
   const setDeviceType = useAppStore((s) => s.setDeviceType);
+  const deviceType = useAppStore((s) => s.deviceType);
   useEffect(() => {
     if (context.eid === 0) setDeviceType(0);
   }, [context.eid, setDeviceType]);
-  // The personal list belongs to the personal context; an enterprise context lands on its list.
-  if (context.eid !== 0) return <Navigate to={enterpriseDevicePath(1)} replace />;
+  // The personal list belongs to the personal context; an enterprise context lands on the
+  // list its stored device type names (SPEC §2: 2 maintenance, otherwise enterprise).
+  if (context.eid !== 0) {
+    return <Navigate to={enterpriseDevicePath(deviceType === 2 ? 2 : 1)} replace />;
+  }
   return <PersonalDevices />;
 }
 

@@ -1,4 +1,4 @@
-import { LIMITS, type Machine, machineUpdateBody } from "@keyway/shared";
+import { HW, LIMITS, type Machine, machineUpdateBody } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { App, Form, Input } from "antd";
 import { devicesApi } from "../../api/devices.ts";
@@ -12,6 +12,16 @@ import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { GroupSelect } from "./GroupSelect.tsx";
 
 const editForm = machineUpdateBody.omit({ updateMachineID: true, updateMachineCode: true });
+
+/**
+ * SPEC §8 edit failures that mean the row on screen is stale (gone from the list, or not the
+ * device its code says): each shows its own message, then the list is reloaded.
+ */
+const STALE_ROW_CODES = [
+  HW.EDIT_MACHINE_NOT_FOUND.code,
+  HW.EDIT_MACHINE_CODE_EXISTS.code,
+  HW.EDIT_MACHINE_FAILED.code,
+];
 
 /** Name, alias, remark (≤ 50) and group of a personal device (POST /machine/update). */
 export function EditDeviceModal(props: { machine: Machine | null; onClose: () => void }) {
@@ -52,11 +62,13 @@ export function EditDeviceModal(props: { machine: Machine | null; onClose: () =>
               await update.mutateAsync({
                 ...body,
                 updateMachineID: machine.machine_id,
+                // The server checks it names this device (SPEC §8 04010406 / 040104011).
+                updateMachineCode: machine.machine_code,
                 updateMachineGroupID: body.updateMachineGroupID ?? 0,
               });
             } catch (error) {
               showError(error);
-              if (error instanceof ApiError && error.is("04010412")) {
+              if (error instanceof ApiError && STALE_ROW_CODES.some((code) => error.is(code))) {
                 await queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
                 props.onClose();
               }

@@ -4,9 +4,33 @@ import { useMemo } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { useEnterpriseList } from "../../api/hooks.ts";
 import { useLang } from "../../i18n/index.ts";
-import { PERSONAL_CONTEXT, selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { safeStorage } from "../../lib/storage.ts";
+import {
+  type DeviceType,
+  PERSONAL_CONTEXT,
+  selectCurrentContext,
+  useAppStore,
+} from "../../store/app.ts";
 import { ContextSwitch } from "./ContextSwitch.tsx";
 import { activeEntryKey, entryDeviceType, visibleEntries } from "./nav.tsx";
+
+/** Where the device type of SPEC §2 (0 personal, 1 enterprise, 2 maintenance) is kept. */
+export const DEVICE_TYPE_KEY = "keyway.deviceType";
+
+/** The stored device type, for screens that must pick a list before the user does. */
+export function storedDeviceType(): DeviceType {
+  const value = safeStorage.get(DEVICE_TYPE_KEY);
+  return value === "1" ? 1 : value === "2" ? 2 : 0;
+}
+
+// The store keeps the type for this page; storage keeps it across reloads. Restored before
+// any screen renders, so the first screen after a reload already sees the user's last list.
+useAppStore.setState({ deviceType: storedDeviceType() });
+useAppStore.subscribe((state, previous) => {
+  if (state.deviceType !== previous.deviceType) {
+    safeStorage.set(DEVICE_TYPE_KEY, String(state.deviceType));
+  }
+});
 
 /** Side navigation: context switch and the entries of the current context (SPEC §2). */
 export function SideNav({ pages }: { pages: ReadonlySet<string> }) {
