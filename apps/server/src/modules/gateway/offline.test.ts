@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { alarms } from "../alarms/schema.ts";
@@ -9,6 +9,11 @@ import { devices } from "../devices/schema.ts";
 /** Offline alarms: the configured time, server restarts, and one alarm per absence. */
 const harnesses: Harness[] = [];
 const clients: MqttClient[] = [];
+// Booting an app is slow on a loaded machine: both before the tests (hook time limit).
+beforeAll(async () => {
+  await boot(3);
+  await boot(undefined);
+});
 afterAll(async () => {
   for (const c of clients) c.end(true);
   for (const h of harnesses) await h.close();
@@ -17,8 +22,7 @@ afterAll(async () => {
 /** One broker listener per running app (a restart brings a new app). */
 const ports = new WeakMap<object, Promise<number>>();
 const booted = new Map<number | undefined, Promise<{ h: Harness; operator: string }>>();
-/** One harness per offline-alarm setting (booting one is slow), a new device each call. */
-async function setUp(minutes?: number) {
+function boot(minutes: number | undefined) {
   if (!booted.has(minutes))
     booted.set(
       minutes,
@@ -31,7 +35,12 @@ async function setUp(minutes?: number) {
         return { h, operator: await h.login("operator@keyway.local", "operator123") };
       })(),
     );
-  const { h, operator } = (await booted.get(minutes))!;
+  return booted.get(minutes)!;
+}
+
+/** One harness per offline-alarm setting, a new device each call. */
+async function setUp(minutes?: number) {
+  const { h, operator } = await boot(minutes);
   const [d] = await h.provision(operator, 1);
   const [row] = await h.db.select().from(devices).where(eq(devices.code, d.machineCode));
   const offlineAlarms = () => h.db.select().from(alarms).where(eq(alarms.deviceId, row.id));
@@ -62,7 +71,7 @@ const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
 };
 const minutes = (n: number) => n * 60_000;
 
-describe("offline alarms", () => {
+describe("offline alarms", { timeout: 120_000 }, () => {
   it("follow OFFLINE_ALARM_MINUTES when it is not the default", async () => {
     const { h, offlineAlarms, online, visit } = await setUp(3);
     const client = await visit();
