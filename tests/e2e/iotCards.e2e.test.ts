@@ -4,6 +4,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, systemClock } from "../../apps/server/src/infra/clock.ts";
+import { alarmSends } from "../../apps/server/src/modules/alarmNotify/schema.ts";
+import { alarms } from "../../apps/server/src/modules/alarms/schema.ts";
 import { createSimulatorCarrier } from "../../apps/server/src/modules/iotCards/carriers.ts";
 import { iotCardSnapshots, iotCards } from "../../apps/server/src/modules/iotCards/schema.ts";
 import { effectiveState } from "../../apps/server/src/modules/iotCards/service.ts";
@@ -22,6 +24,8 @@ let dataDir: string;
 const HEAVY = "89860400000000000109";
 const WEEKLY = "89860400000000000208";
 const SUSPENDED = "89860400000000000392";
+let demoId = 0;
+let boilerId = 0;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -35,6 +39,7 @@ beforeAll(async () => {
   });
   const { accounts, devices, gateway, iotCards: cards } = platform.app.services;
   const demo = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.user.email });
+  demoId = demo?.id ?? 0;
   const names = ["Boiler room", "Cold store", "Pump station"];
   const iccids = [HEAVY, WEEKLY, SUSPENDED];
   const issued = await devices.provision(3, "MT8072iP");
@@ -44,6 +49,7 @@ beforeAll(async () => {
       code: d.machineCode,
       password: d.devicePassword,
     });
+    if (i === 0) boilerId = added.machine_id;
     // What the device's `state` message reports.
     await gateway.ingest.handleUplink(
       { id: added.machine_id, code: d.machineCode },
@@ -148,6 +154,96 @@ describe("4G IoT cards in the browser", () => {
       // A card outside the user's context: not found.
       await page.goto(platform.url("/iotCard/89860400000000000777?language=en"));
       await page.locator(tid("iot-detail-error")).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+  it("charts the data centre's pushes, links the device's 4G card, and links the new version", async () => {
+    // A month of alarm pushes of the demo user (what the alarm pipeline records) and a sale
+    // of SMS stock, so that the charts have something to draw.
+    const [alarm] = await platform.db
+      .insert(alarms)
+      .values({
+        deviceId: boilerId,
+        uid: "e2e-push-stats",
+        type: "alarm",
+        level: 2,
+        content: "Boiler pressure high",
+        time: new Date(),
+        createdAt: new Date(),
+      })
+      .returning();
+    let n = 0;
+    const sends = [];
+    for (let daysAgo = 0; daysAgo < 30; daysAgo++) {
+      const at = new Date(Date.now() - daysAgo * 86_400_000);
+      const perDay = [3, 1, 0, 2, 4, 1, 0][daysAgo % 7];
+      for (let k = 0; k < perDay; k++) {
+        n += 1;
+        const sms = k % 2 === 0;
+        sends.push({
+          alarmId: alarm.id,
+          deviceId: boilerId,
+          deviceName: "Boiler room",
+          channel: sms ? ("sms" as const) : ("email" as const),
+          eid: 0,
+          userId: demoId,
+          recipient: sms ? `+86 13800${String(n).padStart(6, "0")}` : `ops${n}@example.com`,
+          content: "Boiler pressure high",
+          segments: sms ? 1 + (n % 2) : 0,
+          accountEid: 0,
+          accountUserId: demoId,
+          status: n % 9 === 0 ? ("failed" as const) : ("sent" as const),
+          idempotencyKey: `e2e-stats-${n}`,
+          createdAt: at,
+          updatedAt: at,
+        });
+      }
+    }
+    await platform.db.insert(alarmSends).values(sends);
+    // The stock: a sale of 500, then what those sends took (the pipeline debits as it sends).
+    const { alarmPush } = platform.app.services;
+    await alarmPush.recordSale(0, { eid: 0, userId: demoId, amount: 500 });
+    const billed = sends.reduce((sum, x) => sum + (x.status === "sent" ? x.segments : 0), 0);
+    expect(await alarmPush.debit(platform.db, 0, demoId, billed, "send")).toBe(true);
+    const smsSent = sends.filter((x) => x.channel === "sms" && x.status === "sent").length;
+
+    const context = await platform.browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const page = await context.newPage();
+    try {
+      await logIn(page);
+      // No NEW_VERSION_URL configured: the header links the brand's website.
+      expect(await page.getAttribute(tid("header-new-version"), "href")).toBe(
+        "https://www.keyway.io",
+      );
+
+      // The data centre's push statistics, in both languages.
+      await page.click(tid("nav-dataCenter"));
+      await page.click(tid("dc-tab-pushStats"));
+      await page.locator(`${tid("push-stats-chart-day")} canvas`).waitFor();
+      await page.locator(`${tid("push-stats-chart-stock")} canvas`).waitFor();
+      expect(await page.textContent(tid("push-stats-sms-sent"))).toContain(String(smsSent));
+      expect(await page.textContent(tid("push-stats-balance"))).toContain(String(500 - billed));
+      expect(await page.getAttribute(tid("push-stats"), "data-scope")).toBe("mine");
+      await settle(page, 1000);
+      await page.screenshot({ path: "/tmp/kw-dc-pushstats-en.png", fullPage: true });
+      await page.goto(platform.url("/dataCenter?tab=pushStats&language=cn"));
+      await page.locator(`${tid("push-stats-chart-day")} canvas`).waitFor();
+      expect(await page.textContent(tid("push-stats"))).toContain("短信已发送");
+      await settle(page, 1000);
+      await page.screenshot({ path: "/tmp/kw-dc-pushstats-cn.png", fullPage: true });
+
+      // The device detail names the device's 4G card and links its page.
+      await page.goto(platform.url("/index?listType=list&language=en"));
+      await page.click(tid(`device-detail-${boilerId}`));
+      const drawer = page.locator(tid("device-detail-drawer"));
+      await drawer.locator(tid("device-iot-card-link")).first().waitFor();
+      expect(await drawer.locator(tid("device-detail-iot-card")).textContent()).toContain(HEAVY);
+      await settle(page);
+      await page.screenshot({ path: "/tmp/kw-iot-device-card-en.png" });
+      await drawer.locator(tid("device-iot-card-link")).first().click();
+      await page.locator(tid("iot-detail-page")).waitFor();
+      expect(page.url()).toContain(`/iotCard/${HEAVY}`);
     } finally {
       await context.close();
     }

@@ -1216,6 +1216,14 @@ const en = {
     refused: "You do not see the devices of this context",
     notFound: "This card does not exist, or is not among the cards of the current context",
     lastError: "The last read failed: {{error}}",
+    readError: {
+      unreachable: "the carrier could not be reached",
+      invalid: "the carrier's answer could not be understood",
+      refused: "the carrier refused the request (code {{status}})",
+      failed: "an unexpected error",
+    },
+    deviceCard: "4G card",
+    deviceCardOpen: "Open the card",
     history: "Traffic used, reading by reading",
     historyEmpty: "No readings yet",
     warnings: "Warnings",
@@ -1414,6 +1422,26 @@ const en = {
   },
   notFound: {
     title: "Page not found",
+  },
+  pushStats: {
+    tab: "Push statistics",
+    intro: "SMS and e-mail alarm pushes of the last {{days}} days, day by day.",
+    introMine: "Your own pushes in this context.",
+    introEnterprise: "Every push of the enterprise.",
+    smsSent: "SMS sent",
+    smsFailed: "SMS not sent",
+    emailSent: "E-mails sent",
+    emailFailed: "E-mails not sent",
+    smsUsed: "SMS used",
+    balance: "SMS left",
+    usedAll: "SMS used in all",
+    byDay: "Sends per day",
+    stockTitle: "SMS stock used",
+    usedPerDay: "Used that day",
+    usedTotal: "Used since {{day}}",
+    notSentHint:
+      "Not sent: refused by the provider, or stopped by a daily cap or an empty SMS stock.",
+    empty: "No alarm SMS or e-mail in the last {{days}} days",
   },
 };
 

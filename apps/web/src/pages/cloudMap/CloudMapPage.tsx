@@ -73,11 +73,13 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
   const type = filter !== "all" && choices.includes(filter) ? filter : undefined;
   const query: MapQuery = { eid: context.eid, type };
   const hidden = user.data?.hideMap === 1;
+  // Decision 69: no points while the map is hidden, so none before the user's flag is known.
+  const flagKnown = user.data !== undefined;
   const config = useClientConfig();
   const points = useQuery({
     queryKey: portalKeys.mapPoints(query),
     queryFn: () => portalApi.mapPoints(query),
-    enabled: !hidden,
+    enabled: flagKnown && !hidden,
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   });

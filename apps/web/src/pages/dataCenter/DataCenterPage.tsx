@@ -8,10 +8,19 @@ import { CardTrafficTab } from "./CardTrafficTab.tsx";
 import { ContactsTab } from "./ContactsTab.tsx";
 import { DeviceSmsTab } from "./DeviceSmsTab.tsx";
 import { PushConfigTab } from "./PushConfigTab.tsx";
+import { PushStatsTab } from "./PushStatsTab.tsx";
 import { RecordsTab } from "./RecordsTab.tsx";
 import { StockTab } from "./StockTab.tsx";
 
-const TABS = ["config", "devices", "contacts", "stock", "records", "cardTraffic"] as const;
+const TABS = [
+  "config",
+  "devices",
+  "contacts",
+  "stock",
+  "records",
+  "pushStats",
+  "cardTraffic",
+] as const;
 type Tab = (typeof TABS)[number];
 
 function parseTab(value: string | null, enterprise: boolean): Tab {
@@ -24,7 +33,7 @@ function parseTab(value: string | null, enterprise: boolean): Tab {
  * /dataCenter (SPEC §2 "SMS and e-mail alarm allocation and records"): the SMS / e-mail alarm
  * pushes of the current context — personal (eid 0) or the selected enterprise. Tabs: push
  * settings, per-device SMS switches, alarm contacts, the enterprise's SMS stock (enterprise
- * context) and the records. The tab is kept in ?tab=.
+ * context), the records, the push charts and the 4G card traffic. The tab is kept in ?tab=.
  */
 export function DataCenterPage() {
   const { t } = useLang();
@@ -52,6 +61,11 @@ export function DataCenterPage() {
         ]
       : []),
     { key: "records", label: t("alarmPush.tabs.records"), children: <RecordsTab eid={eid} /> },
+    {
+      key: "pushStats",
+      label: t("pushStats.tab"),
+      children: <PushStatsTab eid={eid} />,
+    },
     {
       key: "cardTraffic",
       label: t("iotCard.trafficTab"),

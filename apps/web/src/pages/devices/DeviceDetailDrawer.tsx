@@ -9,6 +9,7 @@ import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
 import { DeviceCameraAccount } from "../ezviz/DeviceCameraAccount.tsx";
+import { DeviceIotCard } from "../iotCards/DeviceIotCard.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
 import { ConnectButton, useConnect } from "./ConnectButton.tsx";
 import { DeviceAlarms } from "./DeviceAlarms.tsx";
@@ -144,6 +145,12 @@ export function DeviceDetailDrawer(props: {
             <Typography.Text type="secondary">{t("ezviz.deviceLabel")}</Typography.Text>
             <DeviceCameraAccount machineId={machine.machine_id} isAkey={isAkey} />
           </Flex>
+          {machine.iccid_num && (
+            <Flex gap={8} align="center" wrap data-testid="device-detail-iot-card">
+              <Typography.Text type="secondary">{t("iotCard.deviceCard")}</Typography.Text>
+              <DeviceIotCard iccid={machine.iccid_num} />
+            </Flex>
+          )}
           <Tabs
             activeKey={tab}
             onChange={(key) => setTab(key as DetailTab)}

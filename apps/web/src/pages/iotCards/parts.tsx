@@ -5,9 +5,10 @@ import {
   IOT_CARD_REFRESH,
   type IotCardState,
   type IotCardView,
+  readErrorOf,
 } from "@keyway/shared";
 import { Alert, Progress, Tag, Tooltip, Typography } from "antd";
-import { useLang } from "../../i18n/index.ts";
+import { type Translate, useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 
 export const testId = (id: string) => ({ "data-testid": id }) as object;
@@ -120,7 +121,7 @@ export function LastRead({ card }: { card: IotCardView }) {
     <span className="kw-nowrap">
       {card.refreshed_at ? formatDateTime(card.refreshed_at) : t("iotCard.never")}
       {card.last_error && (
-        <Tooltip title={t("iotCard.lastError", { error: card.last_error })}>
+        <Tooltip title={t("iotCard.lastError", { error: readErrorText(card.last_error, t) })}>
           <InfoCircleOutlined style={{ marginLeft: 6, color: "#fa8c16" }} />
         </Tooltip>
       )}
@@ -143,4 +144,11 @@ export function LagNote({ compact = false }: { compact?: boolean }) {
       </Typography.Text>
     );
   return <Alert type="info" showIcon title={text} className="kw-mb" {...testId("iot-lag-note")} />;
+}
+
+/** A card's last_error code in the user's language (the server never sends carrier text). */
+export function readErrorText(lastError: string, t: Translate): string {
+  const error = readErrorOf(lastError);
+  if (!error) return "";
+  return t(`iotCard.readError.${error.kind}`, { status: error.status });
 }

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { useClientConfig } from "../../api/portal.ts";
 import { BrandLogo } from "../../brand/BrandLogo.tsx";
+import { useBrand } from "../../brand/brand.ts";
 import { LanguageSwitch } from "../../components/LanguageSwitch.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
@@ -58,17 +59,25 @@ export function AppHeader({ user }: { user: UserInfo | undefined }) {
 }
 
 /**
- * The header's links: the new product version (when the server names one), the API
- * documentation the server serves, and the brand's app download page.
+ * The header's links (SPEC §2): the new product version — NEW_VERSION_URL when the operator
+ * names one, else the brand's website, where the brand presents its current product — the
+ * API documentation the server serves, and the brand's app download page.
  */
 function HeaderLinks() {
   const { t } = useLang();
+  const { brand } = useBrand();
   const config = useClientConfig();
-  const newVersionUrl = config.data?.newVersionUrl;
+  // While the configuration loads the link waits (it would otherwise jump to another URL).
+  const newVersionUrl = config.data ? (config.data.newVersionUrl ?? brand.website) : null;
   return (
     <nav className="kw-header-links" style={{ display: "flex", alignItems: "center", gap: 16 }}>
       {newVersionUrl && (
-        <Typography.Link href={newVersionUrl} data-testid="header-new-version">
+        <Typography.Link
+          href={newVersionUrl}
+          target="_blank"
+          rel="noopener"
+          data-testid="header-new-version"
+        >
           <RocketOutlined /> {t("portal.header.newVersion")}
         </Typography.Link>
       )}
