@@ -90,7 +90,7 @@ export async function spawnAgent(
   const child = spawn(command, [...prefix, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: options.env ?? process.env,
+    env: options.env,
     // Its own process group, so that a kill reaches what npx or a script starts beneath it.
     detached: true,
   });

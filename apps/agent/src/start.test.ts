@@ -1,0 +1,133 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { env } from "node:process";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEMO_ACCOUNTS } from "../../server/src/seed.ts";
+import {
+  type AgentProcess,
+  freePort,
+  hmiStatus,
+  kill9,
+  signal,
+  spawnAgent,
+  until,
+} from "./testing.ts";
+
+/**
+ * `npm start`'s demo set-up, as scripts/start.mjs runs it: the server (apps/server/src/main.ts)
+ * on its embedded defaults (PGlite in a fresh data directory, embedded broker, DEMO on),
+ * which seeds the demo device and writes its credentials to demo-agent.json; then the
+ * simulated agent started from that file with start.mjs's arguments. A newcomer logging in
+ * as the demo user sees the device online. (start.mjs itself is not spawned: it may rebuild
+ * the web app first, which tells nothing here; the CI boot check runs it whole.)
+ */
+
+const processes: AgentProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "kw-start-"));
+
+/** The shell's environment without anything that would point the server elsewhere. */
+function embeddedEnv(extra: Record<string, string>): Record<string, string> {
+  const keep: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (/^(DATABASE_URL|MQTT_URL|REDIS_URL|SMTP_URL|PUBLIC_URL|SECRET_KEY|WEB_DIST)$/.test(key))
+      continue;
+    keep[key] = value;
+  }
+  return { ...keep, ...extra };
+}
+
+afterAll(async () => {
+  // The server gets SIGTERM (it closes PGlite cleanly); anything left is killed.
+  for (const p of processes.reverse()) {
+    const timer = setTimeout(() => void kill9(p), 10_000);
+    await signal(p, "SIGTERM");
+    clearTimeout(timer);
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start's demo set-up", { timeout: 240_000 }, () => {
+  it("puts an online simulated device on the demo user", async () => {
+    const port = await freePort();
+    const hmiPort = await freePort();
+    const server = await spawnAgent([], {
+      command: [process.execPath, "--import", "tsx", "apps/server/src/main.ts"],
+      env: embeddedEnv({
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        MQTT_PORT: "0",
+        DEMO: "1",
+        LOG_LEVEL: "warn",
+      }),
+    });
+    processes.push(server);
+    const log = () => processes.map((p) => p.text()).join("\n---\n");
+
+    // What start.mjs waits for: the demo device's credentials, written once the server listens.
+    const agentFile = join(dataDir, "demo-agent.json");
+    await until(() => existsSync(agentFile), { timeoutMs: 120_000, log });
+    const demo = JSON.parse(readFileSync(agentFile, "utf8")) as {
+      server: string;
+      tunnel: string;
+      machineCode: string;
+      deviceSecret: string;
+    };
+    expect(demo.server).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+    await until(() => server.text().includes("Demo login"), { log });
+    expect(server.text()).toContain(`embedded PGlite in ${dataDir}`);
+
+    // start.mjs's agent command line.
+    const agent = await spawnAgent(
+      [
+        "run",
+        "--server",
+        demo.server,
+        "--code",
+        demo.machineCode,
+        `--secret=${demo.deviceSecret}`,
+        "--simulate",
+        "--http-port",
+        String(hmiPort),
+        "--data-dir",
+        join(dataDir, "agent"),
+        "--tunnel",
+        demo.tunnel,
+      ],
+      { httpPort: hmiPort },
+    );
+    processes.push(agent);
+
+    // The newcomer: logs in as the demo user and lists their devices.
+    const api = `http://127.0.0.1:${port}`;
+    const login = await fetch(`${api}/api/user/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        loginName: DEMO_ACCOUNTS.user.email,
+        loginPwd: DEMO_ACCOUNTS.user.password,
+      }),
+    });
+    const token = ((await login.json()) as { hwdata: { result: { token: string } } }).hwdata.result
+      .token;
+    type Listed = { machine_code?: string; machineCode?: string; online?: boolean };
+    let listed: Listed[] = [];
+    await until(
+      async () => {
+        const res = await fetch(`${api}/api/machine/select`, {
+          method: "POST",
+          headers: { cloudtoken: token },
+        });
+        const body = (await res.json()) as { hwdata: { list?: Listed[] } | Listed[] };
+        listed = Array.isArray(body.hwdata) ? body.hwdata : (body.hwdata.list ?? []);
+        return listed.some((d) => d.online === true);
+      },
+      { timeoutMs: 60_000, log },
+    );
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed[0])).toContain(demo.machineCode);
+    expect((await hmiStatus(agent)).connection).toBe("online");
+  });
+});
