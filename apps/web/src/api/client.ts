@@ -11,6 +11,7 @@ import {
 import axios, { type AxiosError, type AxiosRequestConfig, type Method } from "axios";
 import i18n, { currentLang } from "../i18n/index.ts";
 import { feedback } from "../lib/feedback.ts";
+import { navigateTo } from "../lib/navigation.ts";
 import { getToken, hasToken, signOutLocally } from "../lib/session.ts";
 import { LOGIN_STATE, useAppStore } from "../store/app.ts";
 import { ApiError } from "./errors.ts";
@@ -121,8 +122,23 @@ export function expireSession(message: string, delayMs: number = LOGOUT_DELAY_MS
   feedback()?.notification.error({ key: "session-expired", title: message });
   window.setTimeout(() => {
     expiring = false;
-    signOutLocally(hadToken ? "/loginTimeout" : "/login");
+    const to = hadToken ? "/loginTimeout" : "/login";
+    // Leave the signed-in page first (rendered at once): a main-layout page that saw the token
+    // go would send the user on to /login, and /loginTimeout would never show.
+    const leave = { replace: true, flushSync: true };
+    navigateTo(to, leave);
+    window.setTimeout(() => signOutLocally(to), 0);
   }, delayMs);
+}
+
+/**
+ * Tokens this browser signed out of (POST /user/logout sent): a call still in flight with one
+ * comes back refused after the logout, which is not an expired session to announce.
+ */
+const retiredTokens = new Set<string>();
+
+function isStale(sentToken: string | undefined): boolean {
+  return sentToken !== undefined && (retiredTokens.has(sentToken) || getToken() !== sentToken);
 }
 
 function isEnvelope(data: unknown): data is Envelope {
@@ -145,11 +161,16 @@ export async function call<T>(
   }
 
   const smsAlarm = options.smsAlarm ?? isSmsAlarmCall(url);
+  const sentToken = getToken();
+  if (url === "/user/logout" && sentToken) retiredTokens.add(sentToken);
 
   let envelope: unknown;
   try {
     envelope = (await http.request(config)).data;
   } catch (error) {
+    if ((error as AxiosError).response?.status === 401 && isStale(sentToken)) {
+      throw new ApiError(transportMessage(401), "session", 113, 401);
+    }
     throw transportError(error as AxiosError, options, smsAlarm);
   }
 
@@ -161,6 +182,8 @@ export async function call<T>(
   const message = envelope.msg || hwcodeMessage(envelope.hwcode);
   const tokenRefused =
     code === String(HW.TOKEN_INVALID.code) || (smsAlarm && code === String(HW.NOT_FOUND.code));
+  // A late answer for a token signed out of here: quiet, the sign-out already happened.
+  if (tokenRefused && isStale(sentToken)) throw new ApiError(message, "session", envelope.hwcode);
   if (tokenRefused && !options.skipSessionHandling) {
     const text =
       code === String(HW.TOKEN_INVALID.code) ? message : hwMessage("TOKEN_INVALID", currentLang());
