@@ -2,8 +2,8 @@
  * Load generator and receiver for `npm run bench -- reporting`, in their own process: a
  * customer's HTTP report server (checks each batch's signature with its project's key, keeps
  * each point once by seq) and D devices publishing data (QoS 1) at a steady total rate.
- * Phases: steady (receiver up), outage (receiver answers 503 while devices keep
- * publishing), recovery (receiver up, devices quiet: the backlog drains). Each point carries
+ * Phases: steady (receiver up), outage (receiver closed — connections refused — while
+ * devices keep publishing; then listening again on the same port), recovery (receiver up, devices quiet: the backlog drains). Each point carries
  * its number and its publish time, so delay is measured on one clock. Talks to the parent
  * over IPC: { port } out, { keys } in; prints one JSON line with the figures at the end.
  */
@@ -40,7 +40,6 @@ let received = 0;
 let duplicates = 0;
 let refused = 0;
 let batches = 0;
-let down = false;
 /** When the first batch after the outage was taken (the backoff's last wait ends). */
 let resumedAt = 0;
 let keys: Record<string, string> = {};
@@ -52,7 +51,6 @@ const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    if (down) return res.writeHead(503).end("maintenance");
     const body = Buffer.concat(chunks).toString("utf8");
     const batch = JSON.parse(body) as {
       project: { id: number };
@@ -140,13 +138,16 @@ await waitFor(() => received >= steadyTotal, 60_000);
 const steadySeconds = (performance.now() - steadyStart) / 1000;
 const steadyReceived = received;
 
-// Outage: the receiver refuses everything while devices keep publishing.
-down = true;
+// Outage: the receiver is down for real (its port refuses) while devices keep publishing.
+await new Promise<void>((resolve) => {
+  receiver.closeAllConnections();
+  receiver.close(() => resolve());
+});
 await publishRange(steadyTotal, total);
 await Promise.race([Promise.all(acks), new Promise((resolve) => setTimeout(resolve, 60_000))]);
 const backlogAtRecovery = total - received;
 recovering = true;
-down = false;
+await new Promise<void>((resolve) => receiver.listen(receiverPort, "127.0.0.1", resolve));
 const recoveryStart = performance.now();
 await waitFor(() => received >= total, 180_000);
 const drainedAt = performance.now();

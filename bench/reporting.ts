@@ -42,7 +42,7 @@ interface LoadFigures {
  * Data reporting end to end: D devices (default 1,000 in 10 projects) publish data points
  * over MQTT at a steady total rate (default 1,000/s for 30 s) into the whole server, which
  * queues them before PUBACK and delivers them, signed, to a local HTTP receiver in the load
- * process. Then the receiver is down (503) for 15 s while devices keep publishing, and comes
+ * process. Then the receiver is down (port closed) for 15 s while devices keep publishing, and comes
  * back. Prints points delivered/s against the rate offered (the baseline of the same run),
  * publish → received p50 / p99, the backlog's drain rate against the steady rate, and the
  * counts (nothing lost, nothing twice, per-device order kept).
@@ -60,10 +60,12 @@ export async function run() {
   await app.listen({ port: 0, host: "127.0.0.1" });
   const mqttPort = (await app.services.gateway.listenTcp?.(0, "127.0.0.1")) ?? 0;
   await seedDemo(app.services.accounts);
+  // The demo user with the project feature on (a per-user switch, SPEC §6).
   const [owner] = await database.db
-    .select({ id: users.id })
-    .from(users)
-    .where(eq(users.email, DEMO_ACCOUNTS.user.email));
+    .update(users)
+    .set({ enableProject: true })
+    .where(eq(users.email, DEMO_ACCOUNTS.user.email))
+    .returning({ id: users.id });
   const now = new Date();
   const created = await insertBenchDevices(database.db, PREFIX, DEVICES, SECRET);
 

@@ -108,6 +108,13 @@ describe("projects in the browser", () => {
       await page.fill(tid("project-create-server"), "ftp://files.example.com");
       await page.click(tid("project-create-submit"));
       await page.locator(".ant-form-item-explain-error", { hasText: "mqtt://" }).waitFor();
+      // Plain HTTP only on this machine: a remote http:// address is refused too.
+      await page.fill(tid("project-create-server"), "http://mes.example.com/ingest");
+      await page.click(tid("project-create-submit"));
+      await page
+        .locator(".ant-form-item-explain-error", { hasText: "mqtts:// or https://" })
+        .waitFor();
+      // The local receiver (loopback) may speak plain HTTP.
       await page.fill(tid("project-create-server"), receiverUrl);
       await settle(page);
       await page.screenshot({ path: "/tmp/kw-projects-create-en.png" });

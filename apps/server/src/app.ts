@@ -107,6 +107,8 @@ export interface AppDeps {
     pollMs?: number;
     ca?: string;
     afterAcknowledged?: (projectId: number, seqs: number[]) => void;
+    /** How long a node holds a project per batch (ms; a killed node's hold runs out). */
+    leaseMs?: number;
   };
 }
 
@@ -286,6 +288,7 @@ export async function buildApp(deps: AppDeps) {
     keyOf: (project) => projects.keyOf(project),
     transport: { ca: deps.reporting?.ca },
     afterAcknowledged: deps.reporting?.afterAcknowledged,
+    leaseMs: deps.reporting?.leaseMs,
   });
   /** A stored alarm (a device's, or the cloud's own) is told to everyone concerned. */
   const alarmStored = (alarm: Alarm) => {

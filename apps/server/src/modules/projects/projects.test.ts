@@ -416,7 +416,7 @@ describe("visit URLs through a project", () => {
           lang: "en",
         });
       // Off: the Akey is refused too, also when the request leaves the project out.
-      for (const form of [{ id }, {}]) {
+      for (const form of [{ id }, {}] as Record<string, number>[]) {
         const off = await visit(form);
         expect(off.body).toMatchObject({
           hwcode: HW.PROJECT_VISIT_DISABLED.code,
@@ -434,7 +434,7 @@ describe("visit URLs through a project", () => {
         form: { id, enable_get_visit_url: 1 },
         token: owner,
       });
-      for (const form of [{ id }, {}]) {
+      for (const form of [{ id }, {}] as Record<string, number>[]) {
         const on = await visit(form);
         expect(on.body.hwcode).toBe(0);
         expect(on.body.hwdata).toMatchObject({ machine_id: device.id, online: true, role: "akey" });
@@ -446,7 +446,7 @@ describe("visit URLs through a project", () => {
       expect(noRight.body.hwcode).not.toBe(0);
       expect(noRight.body.hwcode).not.toBe(HW.PROJECT_VISIT_DISABLED.code);
       // Someone outside the project is not told it exists, with or without its id.
-      for (const form of [{ id }, {}]) {
+      for (const form of [{ id }, {}] as Record<string, number>[]) {
         const outside = await visit(form, stranger);
         expect(outside.body.hwcode).toBe(HW.PROJECT_NOT_FOUND.code);
       }

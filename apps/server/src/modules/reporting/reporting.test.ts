@@ -5,12 +5,16 @@ import { signedText } from "../../infra/crypto.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
-import { startReportReceiver } from "../../testing/reportReceiver.ts";
+import {
+  selfSignedCertificate,
+  startBroker,
+  startReportReceiver,
+} from "../../testing/reportReceiver.ts";
 import { users } from "../accounts/schema.ts";
 import { projects } from "../projects/schema.ts";
 import { reportPoints } from "./schema.ts";
 import { QUOTA_ERROR, REPORT_BATCH, SimulatedCrash } from "./service.ts";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./transports.ts";
+import { BATCH_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./transports.ts";
 
 /**
  * Issue 8's data reporting: device `data` messages of a reporting project's machines are
@@ -24,6 +28,20 @@ let owner: string;
 let broker: Awaited<ReturnType<typeof startMosquitto>>;
 const machines: Array<{ id: number; code: string }> = [];
 const closers: Array<() => Promise<unknown> | unknown> = [];
+/** The receivers' certificate: the platform trusts it as a customer's private CA. */
+const certificate = selfSignedCertificate();
+const ca = certificate.cert;
+/** A customer's HTTPS receiver checking signatures on the platform's (manual) clock. */
+async function tlsReceiver(keyOf: () => string) {
+  const receiver = await startReportReceiver({
+    key: keyOf,
+    now: () => h.clock.now().getTime(),
+    tls: true,
+    certificate,
+  });
+  closers.push(receiver.close);
+  return receiver;
+}
 
 const provision = (count: number) => h.provision(operator, count);
 
@@ -88,7 +106,7 @@ const deliverAll = async () => {
 beforeAll(async () => {
   broker = await startMosquitto();
   closers.push(() => broker.stop());
-  h = await createHarness();
+  h = await createHarness({ reporting: { ca } });
   await seedDemo(h.app.services.accounts);
   operator = await h.login("operator@keyway.local", "operator123");
   owner = await h.signUp("owner@plant.com");
@@ -96,7 +114,7 @@ beforeAll(async () => {
   await h.db.update(users).set({ enableProject: true }).where(eq(users.email, "owner@plant.com"));
   for (const d of await provision(8))
     machines.push(await h.addDevice(owner, d, `HMI ${d.machineCode.slice(-3)}`));
-});
+}, 300_000);
 afterAll(async () => {
   await h?.close();
   for (const close of closers.reverse()) await close();
@@ -105,14 +123,7 @@ afterAll(async () => {
 describe("data reporting over HTTPS", () => {
   it("delivers points in order, signed with the project key, and counts them", async () => {
     let key = "";
-    const receiver = await startReportReceiver({
-      key: () => key,
-      now: () => h.clock.now().getTime(),
-      tls: true,
-    });
-    closers.push(receiver.close);
-    // The platform trusts the receiver's self-signed certificate (a customer's private CA).
-    await h.restart({ ca: receiver.ca });
+    const receiver = await tlsReceiver(() => key);
     const [a, b] = machines;
     const p = await project(receiver.url, [a.id, b.id]);
     key = p.key;
@@ -127,6 +138,9 @@ describe("data reporting over HTTPS", () => {
     const ofA = receiver.points.filter((pt) => pt.machineCode === a.code);
     expect(ofA.map((pt) => pt.time)).toEqual([...ofA.map((pt) => pt.time)].sort());
     expect(new Set(receiver.points.map((pt) => pt.seq)).size).toBe(30);
+    // Each batch names itself by its first and last seq (the receiver's idempotency key).
+    const seqs = receiver.points.map((pt) => pt.seq);
+    expect(receiver.batchIds).toEqual([`${seqs[0]}-${seqs.at(-1)}`]);
 
     const state = await delivery(p.id);
     expect(state).toMatchObject({ backlog: 0, delivered: 30, last_error: "" });
@@ -154,24 +168,22 @@ describe("data reporting over HTTPS", () => {
 
   it("loses nothing while the receiver is down for a minute, retrying with backoff", async () => {
     let key = "";
-    const receiver = await startReportReceiver({
-      key: () => key,
-      now: () => h.clock.now().getTime(),
-    });
-    closers.push(receiver.close);
+    const receiver = await tlsReceiver(() => key);
     const machine = machines[2];
     const p = await project(receiver.url, [machine.id]);
     key = p.key;
-    receiver.state.down = true;
-    for (let i = 0; i < 10; i++) await publish(machine, { count: i });
+    for (let i = 0; i < 4; i++) await publish(machine, { count: i });
+    expect(await deliverAll()).toBe(4);
+    // Down for real: the port refuses connections.
+    await receiver.stop();
+    for (let i = 4; i < 10; i++) await publish(machine, { count: i });
     expect(await h.app.services.reporting.deliverDue()).toBe(0);
     const failed = await delivery(p.id);
-    expect(failed).toMatchObject({ backlog: 10, delivered: 0 });
-    expect(failed.last_error).toMatch(/HTTP 503 maintenance/);
+    expect(failed).toMatchObject({ backlog: 6, delivered: 4 });
+    expect(failed.last_error).toMatch(/ECONNREFUSED/);
     expect(failed.last_failure_at).toBe(h.clock.now().toISOString());
-    // Backoff: nothing is tried again before its time (the receiver would count it).
+    // Backoff: nothing is tried again before its time.
     expect(await h.app.services.reporting.deliverDue()).toBe(0);
-    expect(receiver.state.batches).toBe(0);
     const attemptsBefore = failed.next_attempt_at;
     expect(Date.parse(attemptsBefore) - h.clock.now().getTime()).toBeGreaterThanOrEqual(1_000);
 
@@ -185,29 +197,26 @@ describe("data reporting over HTTPS", () => {
       gaps.push(Date.parse(state.next_attempt_at) - Date.parse(state.last_failure_at));
     }
     expect(gaps.at(-1)).toBeGreaterThan(gaps[0]);
-    expect((await delivery(p.id)).backlog).toBe(22);
+    expect((await delivery(p.id)).backlog).toBe(18);
 
-    receiver.state.down = false;
+    // Back on the same port.
+    await receiver.start();
     h.clock.advance(61_000);
-    expect(await deliverAll()).toBe(22);
+    expect(await deliverAll()).toBe(18);
     expect(receiver.points.map((pt) => pt.values.count)).toEqual([...Array(22).keys()]);
     expect(receiver.state.duplicates).toBe(0);
     const state = await delivery(p.id);
     expect(state).toMatchObject({ backlog: 0, delivered: 22 });
     // The last failure stays visible beside the success that ended it.
-    expect(state.last_error).toMatch(/503/);
+    expect(state.last_error).toMatch(/ECONNREFUSED/);
     expect(Date.parse(state.last_success_at)).toBeGreaterThan(Date.parse(state.last_failure_at));
   });
 });
 
 describe("restarts", () => {
-  it("a restart mid-backlog loses nothing and sends nothing twice", async () => {
+  it("a graceful restart mid-backlog loses nothing and sends nothing twice", async () => {
     let key = "";
-    const receiver = await startReportReceiver({
-      key: () => key,
-      now: () => h.clock.now().getTime(),
-    });
-    closers.push(receiver.close);
+    const receiver = await tlsReceiver(() => key);
     const machine = machines[3];
     const p = await project(receiver.url, [machine.id]);
     key = p.key;
@@ -234,16 +243,13 @@ describe("restarts", () => {
 
   it("after a crash between the receiver's answer and the commit, resends with the same seq", async () => {
     let key = "";
-    const receiver = await startReportReceiver({
-      key: () => key,
-      now: () => h.clock.now().getTime(),
-    });
-    closers.push(receiver.close);
+    const receiver = await tlsReceiver(() => key);
     const machine = machines[4];
     const p = await project(receiver.url, [machine.id]);
     key = p.key;
     for (let i = 0; i < 5; i++) await publish(machine, { n: i });
     await h.restart({
+      ca,
       afterAcknowledged: () => {
         throw new SimulatedCrash("after acknowledgement");
       },
@@ -251,14 +257,18 @@ describe("restarts", () => {
     await expect(h.app.services.reporting.deliverDue()).rejects.toThrow(SimulatedCrash);
     const firstSeqs = receiver.points.map((pt) => pt.seq);
     expect(firstSeqs).toHaveLength(5);
-    await h.restart({});
+    await h.restart({ ca });
     // The crashed node's lease runs out before another node takes the project.
     expect(await h.app.services.reporting.deliverDue()).toBe(0);
     h.clock.advance(61_000);
     expect(await deliverAll()).toBe(5);
-    // Sent again under the same sequence numbers: the receiver recognises every one.
+    // Sent again under the same sequence numbers and batch id: the receiver recognises it.
     expect(receiver.state.duplicates).toBe(5);
     expect(receiver.points.map((pt) => pt.seq)).toEqual(firstSeqs);
+    expect(receiver.batchIds).toEqual([
+      `${firstSeqs[0]}-${firstSeqs[4]}`,
+      `${firstSeqs[0]}-${firstSeqs[4]}`,
+    ]);
     expect(await delivery(p.id)).toMatchObject({ backlog: 0, delivered: 5 });
   });
 });
@@ -360,6 +370,7 @@ describe("data reporting over MQTT (Mosquitto)", () => {
     expect(batch.points.map((pt: { values: { speed: number } }) => pt.values.speed)).toEqual([
       100, 101, 102,
     ]);
+    expect(got[0].props[BATCH_HEADER]).toBe(`${batch.points[0].seq}-${batch.points[2].seq}`);
 
     // Without a path: keyway/projects/<id>/data. With the broker gone: a failure, kept.
     await h.call("POST", "/api/project/edit", {
@@ -389,5 +400,115 @@ describe("data reporting over MQTT (Mosquitto)", () => {
     expect(await h.app.services.reporting.deliverDue()).toBe(1);
     for (let i = 0; i < 50 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     expect(JSON.parse(got[2].body).points[0].values).toEqual({ speed: 104 });
+  });
+});
+
+describe("an MQTT report server that goes away and comes back", () => {
+  let b: Awaited<ReturnType<typeof startBroker>>;
+  const until = async (check: () => boolean, what: string, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  beforeAll(async () => {
+    b = await startBroker();
+    closers.push(() => b.close());
+  });
+
+  it("Mosquitto stopped for a minute and started on the same port: nothing lost, nothing twice", async () => {
+    // The customer's SCADA keeps a session on its broker (QoS 1, not clean), as it should.
+    const subscriber = await mqtt.connectAsync(b.url, {
+      protocolVersion: 5,
+      clientId: "customer-scada",
+      clean: false,
+      properties: { sessionExpiryInterval: 3600 },
+      reconnectPeriod: 200,
+    });
+    closers.push(() => subscriber.endAsync(true));
+    const batches: Array<{ seqs: number[]; values: number[] }> = [];
+    subscriber.on("message", (_topic, payload) => {
+      const batch = JSON.parse(payload.toString()) as {
+        points: Array<{ seq: number; values: { n: number } }>;
+      };
+      batches.push({
+        seqs: batch.points.map((p) => p.seq),
+        values: batch.points.map((p) => p.values.n),
+      });
+    });
+    await subscriber.subscribeAsync("plant/#", { qos: 1 });
+    const [d] = await provision(1);
+    const machine = await h.addDevice(owner, d, "Extruder");
+    const p = await project(`${b.url}/plant/line4`, [machine.id]);
+    for (let i = 0; i < 3; i++) await publish(machine, { n: i });
+    expect(await deliverAll()).toBe(3);
+    await until(() => batches.length === 1, "the first batch");
+
+    await b.stop();
+    // A minute without the broker while the machine keeps sending.
+    for (let i = 3; i < 9; i++) {
+      await publish(machine, { n: i });
+      await h.app.services.reporting.deliverDue();
+      h.clock.advance(10_000);
+    }
+    const down = await delivery(p.id);
+    expect(down).toMatchObject({ backlog: 6, delivered: 3 });
+    expect(down.last_error).toMatch(/broker|ECONNREFUSED|connection/i);
+
+    await b.start();
+    await until(() => subscriber.connected, "the subscriber's reconnect");
+    h.clock.advance(61_000);
+    expect(await deliverAll()).toBe(6);
+    await until(() => batches.flatMap((x) => x.values).length >= 9, "the rest");
+    // Anything sent twice would arrive by now.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const values = batches.flatMap((x) => x.values);
+    expect(values).toEqual([...Array(9).keys()]);
+    const seqs = batches.flatMap((x) => x.seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(await delivery(p.id)).toMatchObject({ backlog: 0, delivered: 9 });
+  });
+
+  it("a project switched off or deleted lets go of its broker connection", async () => {
+    const [d] = await provision(1);
+    const machine = await h.addDevice(owner, d, "Labeller");
+    const p = await project(`${b.url}/plant/labels`, [machine.id]);
+    const clientAfter = async (from: number) => {
+      await until(
+        () => b.log.slice(from).some((l) => /New client connected .* as keyway-report-/.test(l)),
+        "the report client's connect",
+      );
+      const line = b.log.slice(from).find((l) => /as keyway-report-/.test(l)) as string;
+      return /as (keyway-report-\w+)/.exec(line)?.[1] as string;
+    };
+    const gone = (id: string) =>
+      until(
+        () => b.log.some((l) => l.includes(`Client ${id}`) && /disconnect|closed/i.test(l)),
+        `${id} to disconnect`,
+      );
+
+    let from = b.log.length;
+    await publish(machine, { n: 1 });
+    expect(await deliverAll()).toBe(1);
+    const first = await clientAfter(from);
+    await h.call("POST", "/api/project/edit", {
+      form: { id: p.id, report_state: 0 },
+      token: owner,
+    });
+    await gone(first);
+
+    await h.call("POST", "/api/project/edit", {
+      form: { id: p.id, report_state: 1 },
+      token: owner,
+    });
+    from = b.log.length;
+    await publish(machine, { n: 2 });
+    expect(await deliverAll()).toBe(1);
+    const second = await clientAfter(from);
+    expect(second).not.toBe(first);
+    const del = await h.call("POST", "/api/project/del", { form: { id: p.id }, token: owner });
+    expect(del.body.hwcode).toBe(0);
+    await gone(second);
   });
 });

@@ -62,8 +62,11 @@ export function createReportingService(deps: {
   transport?: TransportOptions;
   /** Test hook: runs after the server acknowledged a batch, before the commit. */
   afterAcknowledged?: (projectId: number, seqs: number[]) => void;
+  /** The lease (default a minute; the process-kill test shortens it). */
+  leaseMs?: number;
 }) {
   const { db, clock, log } = deps;
+  const leaseMs = deps.leaseMs ?? LEASE_MS;
 
   // ---- Intake: before the device's PUBACK ----
 
@@ -201,7 +204,7 @@ export function createReportingService(deps: {
     const now = clock.now();
     const taken = await db
       .update(reportDeliveries)
-      .set({ leaseUntil: new Date(now.getTime() + LEASE_MS) })
+      .set({ leaseUntil: new Date(now.getTime() + leaseMs) })
       .where(
         and(
           eq(reportDeliveries.projectId, projectId),
@@ -314,7 +317,7 @@ export function createReportingService(deps: {
               failures: 0,
               lastSuccessAt: now,
               nextAttemptAt: null,
-              leaseUntil: new Date(now.getTime() + LEASE_MS),
+              leaseUntil: new Date(now.getTime() + leaseMs),
             })
             .where(eq(reportDeliveries.projectId, projectId));
           await tx
