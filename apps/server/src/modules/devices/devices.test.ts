@@ -184,7 +184,7 @@ describe("adding devices", () => {
 
 describe("the personal list", () => {
   it("shows only the caller's own devices, with search and group filter", async () => {
-    const carol = await h.signUp("carol.pages@example.com");
+    const carol = await h.signUp("carol@example.com");
     const dave = await h.signUp("dave@example.com");
     const [d1, d2, d3] = await provision(3, "S7-1200");
     const group = (
