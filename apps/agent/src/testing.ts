@@ -64,14 +64,7 @@ export class CloudLink {
   }
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+export { freePort } from "../../server/src/testing/ports.ts";
 
 /**
  * Starts `command args` in the workspace root (the agent CLI through tsx unless told) and,
