@@ -59,6 +59,7 @@ function Details({ user }: { user: UserInfo }) {
       <Descriptions
         column={1}
         colon={false}
+        styles={{ label: { width: 96 } }}
         items={[
           {
             key: "phone",
