@@ -215,10 +215,26 @@ describe("portal pages in the browser", () => {
       await settle(page);
       await page.screenshot({ path: "/tmp/kw-portal-map-offline-cn.png" });
 
-      // Hide-map switch on: no map entry in the navigation and the page says why.
+      // Hide-map switch on (elsewhere: this browser still remembers the map as shown): no
+      // point is asked for, not even before the user info has answered (held back a while
+      // here); no map entry in the navigation and the page says why.
       await platform.app.services.accounts.setHideMap(demoUserId, true);
+      const pointCalls: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/api/v1/cloudmap/points")) pointCalls.push(request.url());
+      });
+      await page.route("**/api/user/selectInfo**", async (route) => {
+        await new Promise((done) => setTimeout(done, 1500));
+        // The page may have moved on meanwhile: nothing left to answer then.
+        await route.continue().catch(() => {});
+      });
+      const answered = page.waitForResponse((r) => r.url().includes("/api/user/selectInfo"));
       await page.reload();
+      await answered;
       await page.locator(tid("map-hidden")).waitFor();
+      await settle(page);
+      expect(pointCalls).toEqual([]);
+      await page.unroute("**/api/user/selectInfo**");
       expect(await page.locator(tid("nav-cloudmap")).count()).toBe(0);
       await page.goto(platform.url("/mapcanvas"));
       await page.locator(tid("map-hidden")).waitFor();

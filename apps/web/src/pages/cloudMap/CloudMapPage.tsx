@@ -73,8 +73,9 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
   const type = filter !== "all" && choices.includes(filter) ? filter : undefined;
   const query: MapQuery = { eid: context.eid, type };
   const hidden = user.data?.hideMap === 1;
-  // Decision 69: no points while the map is hidden, so none before the user's flag is known.
-  const flagKnown = user.data !== undefined;
+  // Decision 69: no points while the map is hidden, so none before the server's answer says
+  // it is shown (the remembered user info may be stale: the switch may have moved elsewhere).
+  const flagKnown = user.data !== undefined && !user.isPlaceholderData;
   const config = useClientConfig();
   const points = useQuery({
     queryKey: portalKeys.mapPoints(query),
