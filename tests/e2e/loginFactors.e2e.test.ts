@@ -1,4 +1,5 @@
-import { type BrowserContext, devices, type Page } from "playwright-core";
+import { QR_LOGIN } from "@keyway/shared";
+import { devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   base32Decode,
@@ -24,7 +25,9 @@ let recoveryLeft: string[] = [];
 const DESKTOP = { viewport: { width: 1280, height: 860 } };
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  // Behind a trusted proxy (loopback), so a desktop can come from its own address and the
+  // per-address QR limits do not add up across tests.
+  platform = await startPlatform({ config: { TRUST_PROXY: ["127.0.0.1"] } });
   for (const user of [SCANNER, GUARDED]) {
     await platform.app.services.accounts.createActivatedUser({
       account: { channel: "email", email: user.email },
@@ -38,23 +41,23 @@ afterAll(() => platform?.close());
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `/tmp/kw-loginFactors-${name}.png` });
 
-/** The phone's own login, as its mobile web page makes it (a "web" terminal of a phone). */
-async function phoneSession(context: BrowserContext, user: typeof SCANNER) {
-  const response = await fetch(platform.url("/api/user/login"), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      loginName: user.email,
-      loginPwd: user.password,
-      terminalUUID: "pixel-7",
-      terminalType: "web",
-      terminalName: "Chrome 126",
-      terminalOS: "Android 14",
-    }),
-  });
-  const token: string = (await response.json()).hwdata.result.token;
-  await context.addCookies([{ name: "token", value: token, url: platform.url("/") }]);
-  return token;
+/**
+ * The phone opens the QR's URL without a login, logs in on the mobile login it is sent to
+ * (a "mobile" terminal) and comes back to the confirmation; resolves with its token.
+ */
+async function phoneLogIn(mobile: Page, qrUrl: string, user: typeof SCANNER, language = "en") {
+  await mobile.goto(`${qrUrl}&language=${language}`);
+  await mobile.waitForSelector(tid("m-qr-need-login"));
+  await mobile.click(tid("m-qr-login"));
+  await mobile.waitForSelector(tid("m-login"));
+  await mobile.click(tid("m-login-tab-email"));
+  await mobile.fill(`${tid("m-login-email")} input`, user.email);
+  await mobile.fill(`${tid("m-login-password")} input`, user.password);
+  await mobile.click(tid("m-login-submit"));
+  await mobile.waitForURL(/\/mobile\/qrLogin\?token=/);
+  await mobile.waitForSelector(tid("m-qr-ask"));
+  const cookies = await mobile.context().cookies();
+  return cookies.find((c) => c.name === "token")?.value ?? "";
 }
 
 /** The desktop's QR panel; resolves with the URL inside the current QR. */
@@ -86,9 +89,7 @@ describe("QR-code login", () => {
     expect(await mobile.locator(tid("m-qr-login")).isVisible()).toBe(true);
     await shot(mobile, "phone-need-login");
 
-    const phoneToken = await phoneSession(phone, SCANNER);
-    await mobile.reload();
-    await mobile.waitForSelector(tid("m-qr-ask"));
+    const phoneToken = await phoneLogIn(mobile, qrUrl, SCANNER);
     await expect(mobile.locator(tid("m-qr-terminal")).innerText()).resolves.toMatch(/\(Web\)/);
     await expect(mobile.locator(tid("m-qr-ip")).innerText()).resolves.toBe("127.0.0.1");
     // The desktop sees that its QR was scanned.
@@ -110,7 +111,8 @@ describe("QR-code login", () => {
     await shot(desk, "desktop-terminals");
     const tableText = await desk.locator(`${tid("safety-page")} .ant-table-tbody`).innerText();
     expect(tableText).toContain("This device");
-    expect(tableText).toContain("Android 14");
+    // The phone's own terminal (its mobile login) is the other one.
+    expect(tableText).toMatch(/Phone browser[\s\S]*Android \d+|Android \d+[\s\S]*Phone browser/);
 
     // The phone's own session goes on.
     const info = await fetch(platform.url("/api/user/selectInfo"), {
@@ -137,10 +139,8 @@ describe("QR-code login", () => {
     await expect(desk.locator(tid("qr-countdown")).innerText()).resolves.toMatch(/秒后过期/);
     await shot(desk, "desktop-qr-zh");
 
-    await phoneSession(phone, SCANNER);
     const mobile = await phone.newPage();
-    await mobile.goto(`${qrUrl}&language=cn`);
-    await mobile.waitForSelector(tid("m-qr-ask"));
+    await phoneLogIn(mobile, qrUrl, SCANNER, "cn");
     await expect(mobile.locator(tid("m-qr-confirm")).innerText()).resolves.toContain("确认登录");
     await shot(mobile, "phone-confirm-zh");
     await mobile.click(tid("m-qr-cancel"));
@@ -156,6 +156,98 @@ describe("QR-code login", () => {
     await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
     // Still on the login page: nobody was let in.
     expect(new URL(desk.url()).pathname).toBe("/login");
+    await desktop.close();
+    await phone.close();
+  });
+});
+
+describe("QR timing on the desktop's clock", () => {
+  const S = 1000;
+  let address = 10;
+  /** A desktop browser of its own address (X-Forwarded-For through the trusted loopback). */
+  const ownDesktop = () =>
+    platform.browser.newContext({
+      ...DESKTOP,
+      extraHTTPHeaders: { "x-forwarded-for": `203.0.113.${address++}` },
+    });
+  /** Moves the desktop's clock on by `ms`, firing the countdown and poll timers on the way. */
+  const pass = (page: Page, ms: number) => page.clock.runFor(ms);
+
+  it("renews the QR by itself before it ends, five times, then shows it expired", async () => {
+    const desktop = await ownDesktop();
+    const desk = await desktop.newPage();
+    await desk.clock.install();
+    const first = await openQrPanel(desk, "en");
+    const seen = new Set([first]);
+    for (let i = 0; i < 5; i++) {
+      const issued = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+      await pass(desk, (QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds + 1) * S);
+      seen.add((await (await issued).json()).hwdata.url);
+      await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
+    }
+    // Six different QR codes, then no more by itself: expired, with a refresh.
+    expect(seen.size).toBe(6);
+    await pass(desk, (QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds + 1) * S);
+    await desk.waitForSelector(`${tid("qr-code")}[data-status="expired"]`);
+    await expect(desk.locator(tid("qr-expired")).innerText()).resolves.toBe(
+      "The QR code has expired",
+    );
+    await shot(desk, "desktop-qr-expired");
+    const again = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+    await desk.click(tid("qr-refresh"));
+    expect(seen.has((await (await again).json()).hwdata.url)).toBe(false);
+    await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
+    await desktop.close();
+  });
+
+  it("keeps a scanned QR alive past its countdown and logs in when the phone confirms late", async () => {
+    const desktop = await ownDesktop();
+    const phone = await platform.browser.newContext({ ...PHONE });
+    const desk = await desktop.newPage();
+    await desk.clock.install();
+    const qrUrl = await openQrPanel(desk, "en");
+    const mobile = await phone.newPage();
+    await phoneLogIn(mobile, qrUrl, SCANNER);
+    await desk.waitForSelector(tid("qr-scanned"));
+    // The countdown runs out while the phone's user is still reading: the desktop waits.
+    await pass(desk, (QR_LOGIN.ttlSeconds + 10) * S);
+    expect(await desk.getAttribute(tid("qr-code"), "data-status")).toBe("scanned");
+    await mobile.click(tid("m-qr-confirm"));
+    await mobile.waitForSelector(tid("m-qr-confirmed"));
+    await pass(desk, 2 * QR_LOGIN.pollMs);
+    await desk.waitForURL(/\/index/, { timeout: 10_000 });
+    await desktop.close();
+    await phone.close();
+  });
+
+  it("does not renew away a QR the phone scanned just before the renewal", async () => {
+    const desktop = await ownDesktop();
+    const phone = await platform.browser.newContext({ ...PHONE });
+    const desk = await desktop.newPage();
+    await desk.clock.install();
+    const qrUrl = await openQrPanel(desk, "en");
+    // The polls stop answering, as a slow network would: the scan is not seen by a poll.
+    let held = true;
+    await desk.route("**/api/user/qrLoginCheck", async (route) => {
+      if (held) return; // never answered
+      await route.continue();
+    });
+    await pass(desk, 100 * S);
+    const mobile = await phone.newPage();
+    await phoneLogIn(mobile, qrUrl, SCANNER);
+    held = false;
+    // The renewal time comes: the last check sees the scan and keeps this QR.
+    let renewed = false;
+    desk.on("request", (r) => {
+      if (r.url().endsWith("/api/user/getQrToken")) renewed = true;
+    });
+    await pass(desk, (QR_LOGIN.ttlSeconds - 100 - QR_LOGIN.refreshBeforeSeconds + 1) * S);
+    await desk.waitForSelector(tid("qr-scanned"));
+    expect(renewed).toBe(false);
+    await mobile.click(tid("m-qr-confirm"));
+    await mobile.waitForSelector(tid("m-qr-confirmed"));
+    await pass(desk, 2 * QR_LOGIN.pollMs);
+    await desk.waitForURL(/\/index/, { timeout: 10_000 });
     await desktop.close();
     await phone.close();
   });
@@ -284,6 +376,45 @@ describe("two-factor login", () => {
     await page.waitForSelector(tid("twofactor-step"));
     await expect(page.locator(tid("twofactor-step")).innerText()).resolves.toContain("身份验证器");
     await shot(page, "code-step-zh");
+    await context.close();
+  });
+
+  it("turns off in the security centre: a wrong password refused, then the password alone logs in", async () => {
+    expect(recoveryLeft.length).toBeGreaterThan(1);
+    const context = await platform.browser.newContext(DESKTOP);
+    const page = await context.newPage();
+    const passwordStep = async () => {
+      await page.goto(platform.url("/login?language=en"));
+      await page.click(tid("login-tab-email"));
+      await page.fill(tid("login-email"), GUARDED.email);
+      await page.fill(tid("login-password"), GUARDED.password);
+      await page.click(tid("login-submit"));
+    };
+    await passwordStep();
+    await page.waitForSelector(tid("twofactor-step"));
+    await page.click(tid("twofactor-toggle"));
+    await page.fill(tid("twofactor-recovery"), recoveryLeft[1]);
+    await page.click(tid("twofactor-submit"));
+    await page.waitForSelector(tid("side-nav"));
+    await page.goto(platform.url("/safety?language=en"));
+    await expect.poll(() => page.locator(tid("twofactor-state")).innerText()).toBe("On");
+
+    await page.click(tid("twofactor-off"));
+    await page.fill(tid("twofactor-off-password"), "not-the-password");
+    await page.click(tid("twofactor-off-submit"));
+    await page.waitForSelector(tid("twofactor-off-error"));
+    expect(await page.locator(tid("twofactor-state")).innerText()).toBe("On");
+    await page.fill(tid("twofactor-off-password"), GUARDED.password);
+    await shot(page, "safety-turn-off");
+    await page.click(tid("twofactor-off-submit"));
+    await expect.poll(() => page.locator(tid("twofactor-state")).innerText()).toBe("Off");
+    await shot(page, "safety-off-again");
+
+    // Logged out and in again: no code asked any more.
+    await context.clearCookies();
+    await passwordStep();
+    await page.waitForSelector(tid("side-nav"));
+    expect(await page.locator(tid("twofactor-step")).count()).toBe(0);
     await context.close();
   });
 });

@@ -127,6 +127,50 @@ describe("TV-box mode", () => {
     }
   });
 
+  it("lets the wall choose its context: ?eid= or the chooser on the wall", async () => {
+    const context = await platform.browser.newContext({
+      userAgent: FIRE_TV,
+      viewport: { width: 1920, height: 1080 },
+    });
+    const page = await context.newPage();
+    const tiles = page.locator("[data-tile]");
+    try {
+      await logIn(page, "/login?language=en");
+      await page.locator(tid(`tv-tile-${demo.machineCode}`)).waitFor();
+      // Personal: the demo device and the spare panel.
+      await expect.poll(() => tiles.count()).toBe(2);
+      expect(await page.getAttribute(tid("tv-context-0"), "aria-pressed")).toBe("true");
+
+      // The enterprise by address: only the device it maintains.
+      await page.goto(platform.url(`/index?listType=list&eid=${fixture.eid}`));
+      await expect
+        .poll(() => page.getAttribute(tid(`tv-context-${fixture.eid}`), "aria-pressed"))
+        .toBe("true");
+      await expect.poll(() => tiles.count()).toBe(1);
+      await page.locator(tid(`tv-tile-${demo.machineCode}`)).waitFor();
+      await settle(page);
+      await page.screenshot({ path: "/tmp/kw-tv-wall-context-en.png" });
+
+      // The chooser on the wall: personal again (remembered like the desktop's switch).
+      await page.click(tid("tv-context-0"));
+      await expect.poll(() => tiles.count()).toBe(2);
+      await page.goto(platform.url("/index?listType=list&language=cn"));
+      await expect.poll(() => tiles.count()).toBe(2);
+      await page.click(tid(`tv-context-${fixture.eid}`));
+      await expect.poll(() => tiles.count()).toBe(1);
+      await settle(page);
+      await page.screenshot({ path: "/tmp/kw-tv-wall-context-zh.png" });
+      // An enterprise the user is not in: ignored.
+      await page.goto(platform.url("/index?listType=list&eid=99999"));
+      await page.locator(tid("tv-wall")).waitFor();
+      expect(await page.getAttribute(tid(`tv-context-${fixture.eid}`), "aria-pressed")).toBe(
+        "true",
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it("turns TV-box mode on with ?tv=1 on a desktop browser, remembered until ?tv=0", async () => {
     const context = await platform.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();

@@ -55,11 +55,19 @@ export const MOBILE = {
   me: "/mobile/me",
   /** What the desktop's login QR opens: confirm or cancel that login (?token=). */
   qrLogin: "/mobile/qrLogin",
+  /** One 4G card on the phone: /mobile/iotCard/<ICCID> (a scanned card QR lands here). */
+  iotCard: "/mobile/iotCard",
 } as const;
 
 /** Pages a phone keeps instead of being sent to the mobile route (SPEC §1). */
 export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([
   PATHS.scadaRegister,
+  // Public one-column pages the phone has no screen of its own for: they work at phone
+  // width and lead back to the login, which is the mobile one (docs/decisions/mobile.md).
+  PATHS.register,
+  PATHS.registerByEmail,
+  PATHS.forgetPwd,
+  PATHS.appDownload,
   // Opened inside the phone app's web view: the page itself, not the mobile web UI.
   PATHS.modifyEmail,
   PATHS.modifyPhone,

@@ -88,10 +88,16 @@ export const LOGIN_LOCK = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 }
 export const SESSION_TOKEN_HOURS = 24;
 
 /**
- * QR-code login (docs/decisions/loginFactors.md): a QR lives `ttlSeconds`; the desktop polls
+ * QR-code login (docs/decisions.md 74-75): a QR lives `ttlSeconds`; the desktop polls
  * qrLoginCheck every `pollMs` and fetches a new QR `refreshBeforeSeconds` before expiry.
  */
-export const QR_LOGIN = { ttlSeconds: 120, pollMs: 1_500, refreshBeforeSeconds: 5 } as const;
+export const QR_LOGIN = {
+  ttlSeconds: 120,
+  pollMs: 1_500,
+  refreshBeforeSeconds: 5,
+  /** A QR confirmed near its end waits at least this long for the desktop to collect it. */
+  pickUpSeconds: 30,
+} as const;
 /**
  * Two-factor login: TOTP per RFC 6238 (SHA-1, 6 digits, 30 s steps, one step of clock drift
  * either way); the password step's challenge and its tries; per-account lock after wrong codes.

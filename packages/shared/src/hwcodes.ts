@@ -62,7 +62,7 @@ export const HW = {
     "The new phone or e-mail must differ from the current one",
   ),
   TERMINAL_NOT_FOUND: entry("07010701", "终端不存在", "Terminal not found"),
-  // Two-factor login (docs/decisions/loginFactors.md)
+  // Two-factor login (docs/decisions.md 80)
   TWO_FACTOR_REQUIRED: entry(
     "07010113",
     "请输入身份验证器中的 6 位验证码",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The TV-box device wall (SPEC §2 "TV-box mode"; not a SPEC call, docs/decisions/mobile.md):
+ * The TV-box device wall (SPEC §2 "TV-box mode"; not a SPEC call, docs/decisions.md 88):
  * one compact answer per refresh instead of the list, the states and an alarm list per
  * device.
  *   POST /api/v1/devices/wall   wallBody   WallResult

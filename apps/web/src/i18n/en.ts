@@ -209,6 +209,7 @@ const en = {
       android: "Android",
       ios: "iOS",
       tv: "TV box",
+      mobile: "Phone browser",
       pc: "PC client",
       other: "Other",
     },
@@ -1311,6 +1312,18 @@ const en = {
       language: "Language",
       logoutConfirm: "Log out of this phone?",
     },
+    login: {
+      register: "Register",
+      forgot: "Forgot password?",
+      appDownload: "Get the app",
+    },
+    context: {
+      title: "Choose a context",
+      personal: "Personal devices",
+      enterpriseDevices: "Enterprise",
+      maintenanceDevices: "Maintenance",
+      connect: "Connect",
+    },
   },
   /** TV-box mode: the device wall. */
   tv: {
@@ -1327,6 +1340,7 @@ const en = {
     updated: "Updated {{time}}",
     more: "Showing {{shown}} of {{total}} devices",
     keys: "Arrow keys move between devices",
+    context: "Context",
   },
   qrLogin: {
     tab: "Scan QR code",

@@ -203,6 +203,7 @@ const zh: Messages = {
       android: "Android",
       ios: "iOS",
       tv: "电视盒子",
+      mobile: "手机浏览器",
       pc: "电脑客户端",
       other: "其他",
     },
@@ -1271,6 +1272,18 @@ const zh: Messages = {
       language: "语言",
       logoutConfirm: "确定在这台手机上退出登录？",
     },
+    login: {
+      register: "注册",
+      forgot: "忘记密码？",
+      appDownload: "下载 App",
+    },
+    context: {
+      title: "选择身份",
+      personal: "个人设备",
+      enterpriseDevices: "企业设备",
+      maintenanceDevices: "运维设备",
+      connect: "连接",
+    },
   },
   tv: {
     title: "设备墙",
@@ -1286,6 +1299,7 @@ const zh: Messages = {
     updated: "更新于 {{time}}",
     more: "显示 {{total}} 台中的 {{shown}} 台",
     keys: "用方向键在设备间移动",
+    context: "身份",
   },
   qrLogin: {
     tab: "扫码登录",

@@ -98,4 +98,26 @@ describe("mobileRedirectTarget", () => {
     // Only the route itself, not a look-alike.
     expect(mobileRedirectTarget("/mobilex", "", exempt)).toBe("/mobile");
   });
+
+  it("lets a phone register, recover a password and download the app", () => {
+    for (const path of ["/register", "/registerByEmail", "/forgetPwd", "/appDownload"]) {
+      expect(mobileRedirectTarget(path, "?language=en", exempt)).toBeNull();
+    }
+  });
+
+  it("matches exempt pages as the router does: trailing slash and any case", () => {
+    expect(mobileRedirectTarget("/scadaRegister/", "", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/SCADAREGISTER", "", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/forgetpwd//", "", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/Mobile/Me", "", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/MsgCenter/", "", exempt)).toBe("/mobile/messages");
+  });
+
+  it("sends a scanned card QR to the card on the phone, the ICCID as it was", () => {
+    expect(mobileRedirectTarget("/iotCard/8986ABC123", "?language=cn", exempt)).toBe(
+      "/mobile/iotCard/8986ABC123?language=cn",
+    );
+    expect(mobileRedirectTarget("/IOTCARD/8986abc/", "", exempt)).toBe("/mobile/iotCard/8986abc");
+    expect(mobileRedirectTarget("/iotCard", "", exempt)).toBe("/mobile");
+  });
 });

@@ -95,31 +95,48 @@ export function isTvMode(search?: string): boolean {
 
 // ---- Where a phone goes instead of a desktop route ----
 
+/**
+ * A path as the router matches it: without trailing slashes and in lower case (react-router
+ * matches routes case-insensitively, so "/Register/" is the register page too).
+ */
+export function routeKey(pathname: string): string {
+  const trimmed = pathname.replace(/\/+$/, "");
+  return (trimmed || "/").toLowerCase();
+}
+
 /** The desktop routes that have a mobile counterpart; everything else lands on the list. */
 const MOBILE_COUNTERPART: Record<string, string> = {
-  "/login": MOBILE.login,
-  "/loginTimeout": MOBILE.login,
-  "/msgCenter": MOBILE.messages,
-  "/alarmCenter": MOBILE.alarms,
-  "/safety": MOBILE.me,
-  "/userInfo": MOBILE.me,
+  [routeKey("/login")]: MOBILE.login,
+  [routeKey("/loginTimeout")]: MOBILE.login,
+  [routeKey("/msgCenter")]: MOBILE.messages,
+  [routeKey("/alarmCenter")]: MOBILE.alarms,
+  [routeKey("/safety")]: MOBILE.me,
+  [routeKey("/userInfo")]: MOBILE.me,
 };
 
+/** One 4G card's page (what the card's QR holds) and its phone view, the ICCID kept as is. */
+const IOT_CARD = /^\/iotcard\/([^/]+)\/*$/i;
+
 export function isMobilePath(pathname: string): boolean {
-  return pathname === MOBILE.root || pathname.startsWith(`${MOBILE.root}/`);
+  const key = routeKey(pathname);
+  return key === MOBILE.root || key.startsWith(`${MOBILE.root}/`);
 }
 
 /**
  * Where a phone opening `pathname` is sent, keeping only the `language` query (every route
- * takes it), or null when it stays: the mobile route itself and the exempt pages.
+ * takes it), or null when it stays: the mobile route itself and the exempt pages (compared
+ * as the router matches, so a trailing slash or another case is still exempt).
  */
 export function mobileRedirectTarget(
   pathname: string,
   search: string,
   exempt: ReadonlySet<string>,
 ): string | null {
-  if (isMobilePath(pathname) || exempt.has(pathname)) return null;
-  const target = MOBILE_COUNTERPART[pathname] ?? MOBILE.root;
+  const key = routeKey(pathname);
+  if (isMobilePath(pathname)) return null;
+  for (const path of exempt) if (routeKey(path) === key) return null;
+  const card = IOT_CARD.exec(pathname);
+  const target = card ? `${MOBILE.iotCard}/${card[1]}` : (MOBILE_COUNTERPART[key] ?? MOBILE.root);
   const language = new URLSearchParams(search).get("language");
   return language ? `${target}?language=${encodeURIComponent(language)}` : target;
 }

@@ -1,3 +1,4 @@
+import { currentDeviceKind, isMobilePath } from "./deviceKind.ts";
 import { STORAGE_KEY, safeStorage } from "./storage.ts";
 
 /** A random RFC 4122 v4 UUID; crypto.randomUUID exists only in secure contexts. */
@@ -53,10 +54,26 @@ export function osName(ua: string = navigator.userAgent): string {
   return "Unknown";
 }
 
+/**
+ * The terminal type sent at login. The server keeps one live session per type, so a phone on
+ * the mobile route ("mobile") and a TV wall ("tv") do not push out the desktop ("web") of the
+ * same account; "android" / "ios" stay the phone apps' own (docs/decisions/mobile.md).
+ */
+export type WebTerminalType = "web" | "mobile" | "tv";
+
+export function terminalType(
+  pathname: string = window.location.pathname,
+  search: string = window.location.search,
+): WebTerminalType {
+  if (isMobilePath(pathname)) return "mobile";
+  const kind = currentDeviceKind(search);
+  return kind === "desktop" ? "web" : kind;
+}
+
 export function terminalInfo() {
   return {
     terminalUUID: terminalUUID(),
-    terminalType: "web",
+    terminalType: terminalType(),
     terminalName: browserName(),
     terminalOS: osName(),
   } as const;

@@ -65,7 +65,7 @@ export const terminals = pgTable(
 );
 
 /**
- * Two-factor login of a user (docs/decisions/loginFactors.md). The TOTP secret is sealed with
+ * Two-factor login of a user (docs/decisions.md 78-80). The TOTP secret is sealed with
  * the app's secret key; `enabledAt` is null while the set-up waits for its first code.
  */
 export const twoFactorAuth = pgTable("two_factor_auth", {

@@ -10,8 +10,9 @@ import { useLang } from "../../i18n/index.ts";
 import { terminalInfo } from "../../lib/terminal.ts";
 import { LANDING_ROUTE } from "../../paths.ts";
 import { finishLogin } from "./performLogin.ts";
+import { afterClosingCheck, type QrStatus, qrTick } from "./qrTiming.ts";
 
-type Status = "loading" | "active" | "scanned" | "expired" | "cancelled" | "error";
+type Status = QrStatus;
 
 /**
  * A QR is renewed by itself this many times (about ten minutes) while the page is in view;
@@ -21,7 +22,7 @@ type Status = "loading" | "active" | "scanned" | "expired" | "cancelled" | "erro
 const AUTO_REFRESHES = 5;
 
 /**
- * The desktop's QR login (docs/decisions/loginFactors.md): a QR of the phone's confirm page,
+ * The desktop's QR login (docs/decisions.md 73-75): a QR of the phone's confirm page,
  * a countdown, a check every QR_LOGIN.pollMs; once the phone confirms, the session is saved
  * and the user lands on the device list.
  */
@@ -77,18 +78,44 @@ export function QrLoginPanel() {
     return () => window.clearInterval(timer);
   }, [status]);
   const remaining = Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  // The session handed over by a check: saved, then the device list.
+  const collect = useCallback(
+    (answer: Awaited<ReturnType<typeof qrLoginApi.check>>) => {
+      if (!answer.result) return;
+      const result = finishLogin(answer.result, answer.keepLogin ?? false);
+      message.success(t("qrLogin.success", { name: result.name }));
+      navigate(LANDING_ROUTE, { replace: true });
+    },
+    [message, navigate, t],
+  );
+  // Shortly before the end an unscanned QR is checked once more, then renewed (qrTiming.ts);
+  // a scanned one is polled on through the server's pick-up grace.
+  const tick = qrTick(status, expiresAt - now);
+  const closing = useRef(false);
   useEffect(() => {
-    if (status === "active" && remaining <= QR_LOGIN.refreshBeforeSeconds) {
-      if (refreshes.current < AUTO_REFRESHES && document.visibilityState === "visible") {
+    if (tick === "expire") setStatus("expired");
+    if (tick !== "closing" || !qr || closing.current) return;
+    closing.current = true;
+    const canRenew = refreshes.current < AUTO_REFRESHES && document.visibilityState === "visible";
+    void (async () => {
+      let answer: "waiting" | "scanned" | "confirmed" | "refused" = "refused";
+      try {
+        const check = await qrLoginApi.check(qr.checkToken);
+        if (check.state === "confirmed" && check.result) return collect(check);
+        answer = check.state === "scanned" ? "scanned" : "waiting";
+      } catch (e) {
+        if (e instanceof ApiError && e.is(HW.QR_CANCELLED.code)) return setStatus("cancelled");
+      } finally {
+        closing.current = false;
+      }
+      const next = afterClosingCheck(answer, canRenew);
+      if (next === "scanned") setStatus("scanned");
+      else if (next === "renew") {
         refreshes.current += 1;
         void issue(keepRef.current);
-      } else {
-        setStatus("expired");
-      }
-    } else if (status === "scanned" && remaining === 0) {
-      setStatus("expired");
-    }
-  }, [status, remaining, issue]);
+      } else setStatus("expired");
+    })();
+  }, [tick, qr, issue, collect]);
 
   // The poll: waiting → scanned → confirmed (the session), or a refusal.
   useEffect(() => {
@@ -102,9 +129,7 @@ export function QrLoginPanel() {
         const answer = await qrLoginApi.check(qr.checkToken, controller.signal);
         if (answer.state === "confirmed" && answer.result) {
           window.clearInterval(timer);
-          const result = finishLogin(answer.result, answer.keepLogin ?? false);
-          message.success(t("qrLogin.success", { name: result.name }));
-          navigate(LANDING_ROUTE, { replace: true });
+          collect(answer);
           return;
         }
         setStatus(answer.state === "scanned" ? "scanned" : "active");
@@ -124,7 +149,7 @@ export function QrLoginPanel() {
       window.clearInterval(timer);
       controller.abort();
     };
-  }, [qr, status, message, navigate, t]);
+  }, [qr, status, collect]);
 
   const qrStatus: QRCodeProps["status"] =
     status === "loading"

@@ -6,21 +6,23 @@ import { alarmsApi } from "../../api/alarms.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AlarmItem } from "./AlarmItem.tsx";
+import { ContextPicker, useMobileContext } from "./ContextPicker.tsx";
 import { ListState, MobileHeader } from "./parts.tsx";
 
 type Filter = "all" | AlarmStateFilter;
 
 /**
- * The alarms of the user's devices on the phone (POST /v1/devices/alarmList of the personal
- * context, SPEC §9's 6 a page, more on scrolling), unconfirmed ones first to hand, each with
+ * The alarms of the phone's context on the phone (POST /v1/devices/alarmList with the
+ * context's eid, the desktop's alarm centre call; SPEC §9's 6 a page, more on scrolling), unconfirmed ones first to hand, each with
  * Confirm (asked first). Pushes refresh it (useMobilePush).
  */
 export function MobileAlarmsPage() {
   const { t } = useLang();
   const [filter, setFilter] = useState<Filter>("unconfirmed");
-  const filters = { eid: 0, state: filter === "all" ? undefined : filter };
+  const eid = useMobileContext().current.eid;
+  const filters = { eid, state: filter === "all" ? undefined : filter };
   const pages = useInfiniteQuery({
-    queryKey: [...queryKeys.alarmsAll, "mobile", filter],
+    queryKey: [...queryKeys.alarmsAll, "mobile", eid, filter],
     queryFn: ({ pageParam }) => alarmsApi.list(filters, pageParam),
     initialPageParam: 1,
     getNextPageParam: (last, all) =>
@@ -29,8 +31,8 @@ export function MobileAlarmsPage() {
   const list = pages.data?.pages.flatMap((p) => p.list) ?? [];
   const total = pages.data?.pages[0]?.total ?? 0;
   return (
-    <div data-testid="m-alarms">
-      <MobileHeader title={t("alarms.title")} />
+    <div data-testid="m-alarms" data-eid={eid}>
+      <MobileHeader title={<ContextPicker fallback={t("alarms.title")} />} />
       <CapsuleTabs activeKey={filter} onChange={(key) => setFilter(key as Filter)}>
         {(["unconfirmed", "active", "all"] as const).map((key) => (
           <CapsuleTabs.Tab
@@ -54,7 +56,7 @@ export function MobileAlarmsPage() {
         {list.length > 0 && (
           <List header={t("alarms.total", { total })} data-testid="m-alarm-list">
             {list.map((a) => (
-              <AlarmItem key={a.id} alarm={a} eid={0} />
+              <AlarmItem key={a.id} alarm={a} eid={eid} />
             ))}
           </List>
         )}

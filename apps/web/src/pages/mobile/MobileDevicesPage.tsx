@@ -1,17 +1,36 @@
 import { PlusOutlined } from "@ant-design/icons";
+import type { EnterpriseDeviceType } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { List, PullToRefresh, SearchBar } from "antd-mobile";
+import { Button, CapsuleTabs, List, PullToRefresh, SearchBar } from "antd-mobile";
 import { useMemo, useState } from "react";
 import { useNavigate } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
+import { type EnterpriseDeviceQuery, enterprisesApi } from "../../api/enterprises.ts";
 import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { MOBILE } from "../../paths.ts";
-import { withLiveStates } from "../devices/machine.ts";
+import { useConnect } from "../devices/ConnectButton.tsx";
+import { isOnline, withLiveStates } from "../devices/machine.ts";
+import { ContextPicker, useMobileContext } from "./ContextPicker.tsx";
 import { ListState, MobileHeader, StateTag } from "./parts.tsx";
 import { RequestSheet } from "./RequestSheet.tsx";
+
+/**
+ * The device list of the phone's context: the personal list, or an enterprise's enterprise
+ * and maintenance devices (the desktop's /device?type=1|2 calls) with Connect on each.
+ */
+export function MobileDevicesPage() {
+  const { current } = useMobileContext();
+  if (current.eid === 0) return <PersonalDevices />;
+  // The lists of the user's kinds of membership (an admin, or unknown kinds: both).
+  const both = current.isAdmin === 1 || !current.kinds || current.kinds.length === 0;
+  const types: EnterpriseDeviceType[] = [];
+  if (both || current.kinds?.includes("member")) types.push(1);
+  if (both || current.kinds?.includes("maintenance")) types.push(2);
+  return <EnterpriseDevices key={current.eid} eid={current.eid} types={types} />;
+}
 
 /**
  * The personal device list on the phone (POST /machine/select, the desktop's call): name,
@@ -19,7 +38,7 @@ import { RequestSheet } from "./RequestSheet.tsx";
  * list), search by name, alias or code; a tap opens the device. "+" asks for a visit or a
  * bind of someone else's device by its machine code.
  */
-export function MobileDevicesPage() {
+function PersonalDevices() {
   const { t } = useLang();
   const navigate = useNavigate();
   const [search, setSearch] = useState("");
@@ -40,6 +59,7 @@ export function MobileDevicesPage() {
   return (
     <div data-testid="m-devices">
       <MobileHeader
+        title={<ContextPicker />}
         right={
           <button
             type="button"
@@ -89,6 +109,96 @@ export function MobileDevicesPage() {
         )}
       </PullToRefresh>
       <RequestSheet visible={requesting} onClose={() => setRequesting(false)} />
+    </div>
+  );
+}
+
+function EnterpriseDevices({ eid, types }: { eid: number; types: EnterpriseDeviceType[] }) {
+  const { t } = useLang();
+  const [type, setType] = useState<EnterpriseDeviceType>(types[0] ?? 1);
+  const [search, setSearch] = useState("");
+  const debounced = useDebounced(search.trim());
+  const query: EnterpriseDeviceQuery = { eid, type, search: debounced || undefined };
+  const devices = useQuery({
+    queryKey: queryKeys.enterpriseDevices(query),
+    queryFn: () => enterprisesApi.deviceList(query),
+    placeholderData: keepPreviousData,
+  });
+  const rows = devices.data?.list;
+  const ids = useMemo(() => (rows ?? []).map((m) => m.machine_id), [rows]);
+  const states = useLiveStates({
+    queryKey: queryKeys.enterpriseStates(query),
+    machineIds: ids,
+    enabled: ids.length > 0,
+  });
+  const list = useMemo(() => withLiveStates(rows ?? [], states.data), [rows, states.data]);
+  const { connect, isPending } = useConnect();
+
+  return (
+    <div data-testid="m-devices" data-eid={eid}>
+      <MobileHeader title={<ContextPicker />} />
+      <CapsuleTabs activeKey={String(type)} onChange={(key) => setType(key === "2" ? 2 : 1)}>
+        {types.map((key) => (
+          <CapsuleTabs.Tab
+            key={String(key)}
+            title={
+              <span data-testid={`m-devices-type-${key}`}>
+                {key === 1 ? t("m.context.enterpriseDevices") : t("m.context.maintenanceDevices")}
+              </span>
+            }
+          />
+        ))}
+      </CapsuleTabs>
+      <div className="kwm-search">
+        <SearchBar
+          value={search}
+          onChange={setSearch}
+          placeholder={t("device.searchPlaceholder")}
+          data-testid="m-device-search"
+        />
+      </div>
+      <PullToRefresh onRefresh={async () => void (await devices.refetch())}>
+        <ListState
+          loading={devices.isPending}
+          error={devices.error}
+          empty={devices.isSuccess && list.length === 0}
+          emptyText={debounced ? t("m.devices.noMatch") : t("tv.empty")}
+          testId="m-devices"
+        />
+        {list.length > 0 && (
+          <List
+            header={t("device.total", { total: devices.data?.total ?? list.length })}
+            data-testid={`m-devices-list-${type}`}
+          >
+            {list.map((m) => (
+              <List.Item
+                key={m.machine_id}
+                description={
+                  <span>
+                    {m.machine_code} · <StateTag machine={m} />
+                  </span>
+                }
+                extra={
+                  <Button
+                    size="small"
+                    color="primary"
+                    fill="outline"
+                    disabled={!isOnline(m)}
+                    loading={isPending(m.machine_id)}
+                    onClick={() => void connect(m, eid)}
+                    data-testid="m-device-connect"
+                  >
+                    {t("m.context.connect")}
+                  </Button>
+                }
+                data-testid={`m-device-${m.machine_code}`}
+              >
+                {m.machine_name || m.machine_code}
+              </List.Item>
+            ))}
+          </List>
+        )}
+      </PullToRefresh>
     </div>
   );
 }

@@ -6,15 +6,16 @@ import {
 } from "@keyway/shared";
 import { Button, Checkbox, Form, Input, Tabs, Toast } from "antd-mobile";
 import { useMemo, useState } from "react";
-import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { Link, Navigate, useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../../api/errors.ts";
 import { useBrand } from "../../brand/brand.ts";
+import { CountryCodeSelect } from "../../components/CountryCodeSelect.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
-import { MOBILE } from "../../paths.ts";
+import { MOBILE, PATHS } from "../../paths.ts";
 import { completeTwoFactorLogin, performLogin, TwoFactorRequired } from "../login/performLogin.ts";
-import { readRememberedAccount } from "../login/remember.ts";
+import { readRememberedAccount, rememberAccount } from "../login/remember.ts";
 import { MobileLanguageSwitch } from "./parts.tsx";
 import { useMobileZodRule } from "./zodRule.ts";
 
@@ -26,6 +27,7 @@ interface Values {
   email?: string;
   password?: string;
   keep?: boolean;
+  remember?: boolean;
 }
 
 /** Only a mobile route may be come back to (no open redirect through the login). */
@@ -41,8 +43,10 @@ export function safeRedirect(value: string | null): string {
 
 /**
  * Log in on the phone by phone number or e-mail (POST /user/login, the desktop's call and
- * the shared zod forms), keep-login as on the desktop; then back to where the phone was
- * going (`?redirect=`, e.g. a QR-login confirmation) or the device list.
+ * the shared zod forms), remember-me and keep-login as on the desktop (SPEC §1), the country
+ * code from the desktop's country-code list; then back to where the phone was going
+ * (`?redirect=`, e.g. a QR-login confirmation) or the device list. Register, forgot password
+ * and app download lead to those public pages, which a phone may open.
  */
 export function MobileLoginPage() {
   const { t } = useLang();
@@ -58,13 +62,17 @@ export function MobileLoginPage() {
   const rule = useMobileZodRule(tab === "phone" ? loginByPhoneForm : loginByEmailForm);
   const codeRule = useMobileZodRule(twoFactorCodeForm);
   // Two-factor login on: the password was right, the code is asked next.
-  const [second, setSecond] = useState<{ challenge: string; keep: boolean } | null>(null);
+  const [second, setSecond] = useState<{
+    challenge: string;
+    keep: boolean;
+    remembered: Parameters<typeof rememberAccount>[0];
+  } | null>(null);
 
   if (hasToken()) return <Navigate to={target} replace />;
 
   const onFinish = async (values: Values) => {
     setError(null);
-    const credentials =
+    const credentials: { loginName: string; loginPwd: string; countryCode?: string } =
       tab === "phone"
         ? (() => {
             const v = parseForm(loginByPhoneForm, values);
@@ -74,14 +82,19 @@ export function MobileLoginPage() {
             const v = parseForm(loginByEmailForm, values);
             return { loginName: v.email, loginPwd: v.password };
           })();
+    // Remember-me keeps the account name only (3 days), never the password.
+    const toRemember = values.remember
+      ? { tab, loginName: credentials.loginName, countryCode: credentials.countryCode }
+      : null;
     setSubmitting(true);
     try {
       const result = await performLogin(credentials, Boolean(values.keep));
+      rememberAccount(toRemember);
       Toast.show({ content: t("login.success", { name: result.name }) });
       navigate(target, { replace: true });
     } catch (e) {
       if (e instanceof TwoFactorRequired) {
-        setSecond({ challenge: e.challenge, keep: Boolean(values.keep) });
+        setSecond({ challenge: e.challenge, keep: Boolean(values.keep), remembered: toRemember });
       } else if (!(e instanceof ApiError && e.kind === "session")) {
         setError(e instanceof Error ? e.message : String(e));
       }
@@ -97,6 +110,7 @@ export function MobileLoginPage() {
     try {
       const { code } = parseForm(twoFactorCodeForm, values);
       const result = await completeTwoFactorLogin(second.challenge, code, second.keep);
+      rememberAccount(second.remembered);
       Toast.show({ content: t("login.success", { name: result.name }) });
       navigate(target, { replace: true });
     } catch (e) {
@@ -181,6 +195,7 @@ export function MobileLoginPage() {
               phone: remembered?.tab === "phone" ? remembered.loginName : undefined,
               email: remembered?.tab === "email" ? remembered.loginName : undefined,
               keep: false,
+              remember: remembered !== null,
             }}
             onFinish={onFinish}
             onValuesChange={() => error && setError(null)}
@@ -211,7 +226,7 @@ export function MobileLoginPage() {
                   label={t("field.countryCode")}
                   rules={[rule("countryCode")]}
                 >
-                  <Input inputMode="numeric" data-testid="m-login-country" clearable={false} />
+                  <CountryCodeSelect data-testid="m-login-country" />
                 </Form.Item>
                 <Form.Item name="phone" label={t("field.phone")} rules={[rule("phone")]}>
                   <Input
@@ -241,10 +256,31 @@ export function MobileLoginPage() {
                 data-testid="m-login-password"
               />
             </Form.Item>
-            <Form.Item name="keep" valuePropName="checked">
-              <Checkbox data-testid="m-login-keep">{t("login.keep")}</Checkbox>
+            <Form.Item>
+              <div className="kwm-login-checks">
+                <Form.Item name="remember" valuePropName="checked" noStyle>
+                  <Checkbox data-testid="m-login-remember">{t("login.remember")}</Checkbox>
+                </Form.Item>
+                <Form.Item name="keep" valuePropName="checked" noStyle>
+                  <Checkbox data-testid="m-login-keep">{t("login.keep")}</Checkbox>
+                </Form.Item>
+              </div>
             </Form.Item>
           </Form>
+          <div className="kwm-login-links">
+            <Link
+              to={tab === "phone" ? PATHS.register : PATHS.registerByEmail}
+              data-testid="m-login-register"
+            >
+              {t("m.login.register")}
+            </Link>
+            <Link to={PATHS.forgetPwd} data-testid="m-login-forgot">
+              {t("m.login.forgot")}
+            </Link>
+            <Link to={PATHS.appDownload} data-testid="m-login-app">
+              {t("m.login.appDownload")}
+            </Link>
+          </div>
         </>
       )}
     </div>

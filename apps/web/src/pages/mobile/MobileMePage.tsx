@@ -14,9 +14,12 @@ import { USER_STATE, useAppStore } from "../../store/app.ts";
 import { MobileBrand, MobileHeader, MobileLanguageSwitch } from "./parts.tsx";
 import { useMobileZodRule } from "./zodRule.ts";
 
+const TYPES = ["web", "mobile", "android", "ios", "tv", "pc"] as const;
+
 /**
  * The user on the phone: name (changed with the shared name form), account, language, the
- * logged-in terminals (GET /user/v1/tokenInfo, first page; delete asked first — deleting
+ * logged-in terminals with type, login time and token expiry (GET /user/v1/tokenInfo, first
+ * page; delete asked first — deleting
  * this phone's own is a logout) and log out (asked first; POST /user/logout).
  */
 export function MobileMePage() {
@@ -57,6 +60,11 @@ export function MobileMePage() {
     Toast.show({ content: t("layout.loggedOut") });
   };
 
+  const typeLabel = (type: string) =>
+    (TYPES as readonly string[]).includes(type.toLowerCase())
+      ? t(`safety.terminalTypes.${type.toLowerCase() as (typeof TYPES)[number]}`)
+      : type || t("safety.terminalTypes.other");
+
   const removeTerminal = async (entry: TerminalEntry) => {
     const yes = await Dialog.confirm({
       content: entry.current ? t("safety.removeCurrentConfirm") : t("safety.removeConfirm"),
@@ -93,7 +101,14 @@ export function MobileMePage() {
           <List.Item
             key={entry.id}
             data-testid={`m-terminal-${entry.id}`}
-            description={`${t("safety.colLoginTime")}: ${formatDateTime(entry.loginTime)}`}
+            description={
+              <>
+                <div>{`${t("safety.colLoginTime")}: ${formatDateTime(entry.loginTime)}`}</div>
+                <div data-testid="m-terminal-expiry">
+                  {`${t("safety.colExpiry")}: ${formatDateTime(entry.expiredTime)}`}
+                </div>
+              </>
+            }
             extra={
               <Button
                 size="mini"
@@ -106,7 +121,11 @@ export function MobileMePage() {
               </Button>
             }
           >
-            {entry.name || entry.type}{" "}
+            {entry.name || entry.type}
+            <span className="kwm-muted" data-testid="m-terminal-type" data-type={entry.type}>
+              {" · "}
+              {typeLabel(entry.type)}
+            </span>{" "}
             {entry.current && (
               <Tag color="primary" fill="outline" data-testid="m-terminal-current">
                 {t("safety.thisDevice")}

@@ -47,6 +47,10 @@ export const mobileRoute: RouteObject = {
           ...screen(async () => (await import("./MobileAlarmsPage.tsx")).MobileAlarmsPage),
         },
         {
+          path: `${MOBILE.iotCard}/:iccid`,
+          ...screen(async () => (await import("./MobileIotCardPage.tsx")).MobileIotCardPage),
+        },
+        {
           path: MOBILE.me,
           ...screen(async () => (await import("./MobileMePage.tsx")).MobileMePage),
         },

@@ -23,7 +23,7 @@ const TYPE_ICONS: Record<string, React.ReactNode> = {
   tv: <DesktopOutlined />,
   pc: <DesktopOutlined />,
 };
-const KNOWN_TYPES = ["web", "android", "ios", "tv", "pc"] as const;
+const KNOWN_TYPES = ["web", "mobile", "android", "ios", "tv", "pc"] as const;
 type KnownType = (typeof KNOWN_TYPES)[number];
 
 /** Logged-in terminals: 15 a page, server-side pagination, delete with confirmation. */

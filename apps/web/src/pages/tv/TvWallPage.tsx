@@ -1,11 +1,12 @@
 import { alarmLevelKey, type WallTile } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useRef } from "react";
-import { STATE_POLL_MS } from "../../api/hooks.ts";
+import { useSearchParams } from "react-router";
+import { STATE_POLL_MS, useEnterpriseList } from "../../api/hooks.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime, formatRelative } from "../../lib/format.ts";
 import { useNow } from "../../lib/useNow.ts";
-import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { type EnterpriseInfo, selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { wallApi, wallKey } from "./wallApi.ts";
 import "./tv.css";
 
@@ -34,7 +35,9 @@ function columnsOf(tiles: HTMLElement[]): number {
  */
 export function TvWallPage() {
   const { t } = useLang();
-  const eid = useAppStore((s) => selectCurrentContext(s).eid);
+  const eid = useTvContext();
+  const enterprises = useAppStore((s) => s.enterprisesList);
+  const selectContext = useAppStore((s) => s.selectContext);
   const wall = useQuery({
     queryKey: wallKey(eid),
     queryFn: () => wallApi.wall(eid),
@@ -73,6 +76,9 @@ export function TvWallPage() {
     <div className="kw-tv-wall" data-testid="tv-wall">
       <div className="kw-tv-bar">
         <h1>{t("tv.title")}</h1>
+        {enterprises.length > 0 && (
+          <ContextChooser eid={eid} enterprises={enterprises} onChoose={(e) => selectContext(e)} />
+        )}
         {wall.data && (
           <span className="kw-tv-summary" data-testid="tv-summary" data-online={online}>
             {t("tv.summary", { online, total: wall.data.total })}
@@ -107,6 +113,63 @@ export function TvWallPage() {
       )}
       <div className="kw-tv-keys">{t("tv.keys")}</div>
     </div>
+  );
+}
+
+/**
+ * The wall's context (TV-box mode hides the navigation and its context switch): `?eid=` in
+ * the address (0 personal, or an enterprise of the user) chooses it, as does the chooser on
+ * the wall; either is the same stored choice as the desktop's switch.
+ */
+function useTvContext(): number {
+  useEnterpriseList();
+  const [params] = useSearchParams();
+  const wanted = params.get("eid");
+  const enterprises = useAppStore((s) => s.enterprisesList);
+  const selectContext = useAppStore((s) => s.selectContext);
+  useEffect(() => {
+    if (wanted === null) return;
+    const id = Number(wanted);
+    if (id === 0) selectContext(null);
+    else {
+      // An enterprise the user is not a member of is ignored (the list may still be loading).
+      const enterprise = enterprises.find((e) => e.eid === id);
+      if (enterprise) selectContext(enterprise);
+    }
+  }, [wanted, enterprises, selectContext]);
+  return useAppStore((s) => selectCurrentContext(s).eid);
+}
+
+/** Personal devices and each enterprise, as large buttons a remote can reach. */
+function ContextChooser({
+  eid,
+  enterprises,
+  onChoose,
+}: {
+  eid: number;
+  enterprises: EnterpriseInfo[];
+  onChoose: (enterprise: EnterpriseInfo | null) => void;
+}) {
+  const { t } = useLang();
+  const options: { eid: number; name: string; enterprise: EnterpriseInfo | null }[] = [
+    { eid: 0, name: t("layout.personalDevices"), enterprise: null },
+    ...enterprises.map((e) => ({ eid: e.eid, name: e.name, enterprise: e })),
+  ];
+  return (
+    <fieldset className="kw-tv-contexts" aria-label={t("tv.context")}>
+      {options.map((option) => (
+        <button
+          type="button"
+          key={option.eid}
+          className={option.eid === eid ? "is-current" : undefined}
+          aria-pressed={option.eid === eid}
+          onClick={() => onChoose(option.enterprise)}
+          data-testid={`tv-context-${option.eid}`}
+        >
+          {option.name}
+        </button>
+      ))}
+    </fieldset>
   );
 }
 

@@ -31,7 +31,7 @@ function refusal(e: unknown): View {
   return { kind: "refused", message: e instanceof Error ? e.message : String(e) };
 }
 
-const KNOWN_TYPES = ["web", "android", "ios", "tv", "pc"] as const;
+const KNOWN_TYPES = ["web", "mobile", "android", "ios", "tv", "pc"] as const;
 
 /**
  * /mobile/qrLogin?token=...: what a phone's camera opens from the desktop's QR. The logged-in
