@@ -246,6 +246,8 @@ describe("side navigation context switch", () => {
 describe("administration pages", () => {
   it("shows an enterprise admin the members and devices; refuses a plain member", async () => {
     const admin = await logIn("admin@acme.test");
+    // The admin centre loads its own chunk and the user info first: slow on a loaded machine.
+    admin.setDefaultTimeout(45_000);
     await admin.goto(platform.url("/administrateCenter?language=en"));
     await admin.waitForSelector(tid("admincenter-page"));
     expect(await admin.textContent(tid("admincenter-name"))).toContain("Acme Plastics");
