@@ -21,8 +21,6 @@ import type { Db } from "./db/client.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
-import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
-import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
