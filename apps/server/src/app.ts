@@ -152,6 +152,9 @@ export async function buildApp(deps: AppDeps) {
         // The cloud map's tile server (MAP_TILE_URL) as well.
         "img-src": ["'self'", "data:", "blob:", tileImageSource(config.MAP_TILE_URL)],
         "connect-src": ["'self'", "ws:", "wss:"],
+        // Plain http on a LAN address must keep working: upgrading its requests to https
+        // would break every script and call there.
+        "upgrade-insecure-requests": config.PUBLIC_URL.startsWith("https:") ? [] : null,
       },
     },
   });

@@ -630,6 +630,19 @@ describe("formats and envelope", () => {
     expect(doc.paths["/api/user/login"].post.requestBody).toBeDefined();
     expect(Object.keys(doc.paths)).toContain("/api/user/v1/tokenInfo/{id}");
   });
+
+  it("asks browsers to upgrade requests to https only when the platform is served over https", async () => {
+    // Served over plain http (a LAN address), an upgrade would break every script and call.
+    const plain = await h.app.inject({ method: "GET", url: "/apiDoc/json" });
+    expect(plain.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
+    const secure = await createHarness({ config: { PUBLIC_URL: "https://keyway.example.com" } });
+    try {
+      const res = await secure.app.inject({ method: "GET", url: "/apiDoc/json" });
+      expect(res.headers["content-security-policy"]).toContain("upgrade-insecure-requests");
+    } finally {
+      await secure.close();
+    }
+  });
 });
 
 describe("operator outbox", () => {
