@@ -1,3 +1,4 @@
+import { connect, createServer, type Socket } from "node:net";
 import { eq } from "drizzle-orm";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -510,5 +511,76 @@ describe("an MQTT report server that goes away and comes back", () => {
     const del = await h.call("POST", "/api/project/del", { form: { id: p.id }, token: owner });
     expect(del.body.hwcode).toBe(0);
     await gone(second);
+  });
+});
+
+describe("an MQTT batch whose PUBACK is lost", () => {
+  it("is sent again once by the queue, never republished by the old client", async () => {
+    const b = await startBroker();
+    closers.push(() => b.close());
+    // Between the platform and the broker: a link that can lose the broker's answers, then break.
+    const sockets = new Set<Socket>();
+    let swallow = false;
+    const relay = createServer((client) => {
+      const upstream = connect(b.port, "127.0.0.1");
+      sockets.add(client).add(upstream);
+      client.on("data", (d) => upstream.write(d));
+      upstream.on("data", (d) => {
+        if (!swallow) client.write(d);
+      });
+      const cut = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on("close", cut).on("error", cut);
+      upstream.on("close", cut).on("error", cut);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => relay.close(resolve)));
+    const relayPort = (relay.address() as { port: number }).port;
+
+    const subscriber = await mqtt.connectAsync(b.url, { protocolVersion: 5 });
+    closers.push(() => subscriber.endAsync(true));
+    const copies: Array<{ seqs: number[]; batch: unknown }> = [];
+    subscriber.on("message", (_topic, payload, packet) => {
+      const body = JSON.parse(payload.toString()) as { points: Array<{ seq: number }> };
+      copies.push({
+        seqs: body.points.map((p) => p.seq),
+        batch: packet.properties?.userProperties?.[BATCH_HEADER],
+      });
+    });
+    await subscriber.subscribeAsync("plant/#", { qos: 1 });
+    const [d] = await provision(1);
+    const machine = await h.addDevice(owner, d, "Capper");
+    const p = await project(`mqtt://127.0.0.1:${relayPort}/plant/inflight`, [machine.id]);
+    await publish(machine, { n: 0 });
+    expect(await deliverAll()).toBe(1);
+    const wait = async (check: () => boolean) => {
+      for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    await wait(() => copies.length === 1);
+
+    // The broker takes the next batch and hands it on, but its PUBACK never comes back;
+    // then the link breaks.
+    swallow = true;
+    await publish(machine, { n: 1 });
+    const attempt = h.app.services.reporting.deliverDue();
+    await wait(() => copies.length === 2);
+    expect(copies).toHaveLength(2);
+    for (const s of sockets) s.destroy();
+    swallow = false;
+    expect(await attempt).toBe(0);
+    expect((await delivery(p.id)).last_error).toMatch(/connection lost before the PUBACK/);
+
+    // The queue sends it again (same seq, same batch id): the one resend decision 53 allows.
+    h.clock.advance(2_000);
+    expect(await deliverAll()).toBe(1);
+    await wait(() => copies.length === 3);
+    // Longer than mqtt.js's reconnect period: an old client would republish its copy now.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(copies).toHaveLength(3);
+    expect(copies[2].seqs).toEqual(copies[1].seqs);
+    expect(copies[2].batch).toBe(copies[1].batch);
+    expect(await delivery(p.id)).toMatchObject({ backlog: 0, delivered: 2 });
   });
 });
