@@ -8,10 +8,10 @@ import { safetyApi } from "../../api/safety.ts";
 import { userApi } from "../../api/user.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { signOutLocally } from "../../lib/session.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
 import { USER_STATE, useAppStore } from "../../store/app.ts";
 import { MobileBrand, MobileHeader, MobileLanguageSwitch } from "./parts.tsx";
+import { useMobileSignOut } from "./useSignOut.ts";
 import { useMobileZodRule } from "./zodRule.ts";
 
 const TYPES = ["web", "mobile", "android", "ios", "tv", "pc"] as const;
@@ -27,6 +27,7 @@ export function MobileMePage() {
   const queryClient = useQueryClient();
   const user = useUserInfo().data;
   const [naming, setNaming] = useState(false);
+  const signOut = useMobileSignOut();
   const terminals = useQuery({
     queryKey: queryKeys.terminals(1),
     queryFn: () => safetyApi.terminals(1, PAGE_SIZE.tokenList),
@@ -36,7 +37,7 @@ export function MobileMePage() {
     onSuccess: async (_data, entry) => {
       useAppStore.getState().setUserState(USER_STATE.terminalRemoved);
       if (entry.current) {
-        signOutLocally("/login");
+        signOut();
         return;
       }
       Toast.show({ icon: "success", content: t("safety.terminalRemoved") });
@@ -56,7 +57,7 @@ export function MobileMePage() {
     } catch {
       // the token may already be gone on the server: sign out locally anyway
     }
-    signOutLocally("/login");
+    signOut();
     Toast.show({ content: t("layout.loggedOut") });
   };
 

@@ -6,8 +6,9 @@ import { connectPush, type PushEvent } from "../../api/push.ts";
 import { useUnreadSync } from "../../api/useUnreadSync.ts";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
-import { getToken, signOutLocally } from "../../lib/session.ts";
+import { getToken } from "../../lib/session.ts";
 import { useAppStore } from "../../store/app.ts";
+import { useMobileSignOut } from "./useSignOut.ts";
 
 /**
  * The push channel on the phone (SPEC §4): the same channel as the desktop's, told the
@@ -22,8 +23,9 @@ export function useMobilePush(): void {
   const setUnread = useAppStore((s) => s.setUnread);
   useUnreadSync();
 
-  const latest = useRef({ t, queryClient, setUnread });
-  latest.current = { t, queryClient, setUnread };
+  const signOut = useMobileSignOut();
+  const latest = useRef({ t, queryClient, setUnread, signOut });
+  latest.current = { t, queryClient, setUnread, signOut };
 
   useEffect(() => {
     const token = getToken();
@@ -56,14 +58,14 @@ export function useMobilePush(): void {
       }
     };
     const loggedOut = () => {
-      const { t } = latest.current;
+      const { t, signOut } = latest.current;
       removeCookie(COOKIE.token);
       connection.close();
       void Dialog.alert({
         title: t("push.loggedOutTitle"),
         content: <span data-testid="m-push-logout">{t("push.loggedOutHint")}</span>,
         confirmText: t("push.relogin"),
-        onConfirm: () => signOutLocally("/login"),
+        onConfirm: () => signOut(),
       });
     };
     const connection = connectPush(token, { onPush: handle, onLogout: loggedOut });
