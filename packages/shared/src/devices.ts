@@ -78,7 +78,7 @@ export const machineStateBody = z.object({ machineCode: machineCodeField });
 export const deviceIdQuery = z.object({ deviceId: idField });
 
 /**
- * `POST /api/device/v1/detail/page` (payload not in the SPEC; decisions/devices.md): the
+ * `POST /api/device/v1/detail/page` (payload not in the SPEC; docs/decisions.md 111): the
  * caller's personal devices in full detail, a page at a time, with the list's filters.
  */
 export const deviceDetailPageBody = z.object({

@@ -102,7 +102,7 @@ export const HW = {
   DELETE_MACHINE_GONE: entry("040103010", "设备已删除", "Device already deleted"),
   DELETE_MACHINE_NOT_BOUND: entry("04010307", "设备已解绑", "Device already unbound"),
   // SPEC §8 edit codes: the machine code sent with the edit names none of the caller's
-  // devices / another of them (decisions/devices.md).
+  // devices / another of them (docs/decisions.md 110).
   EDIT_MACHINE_FAILED: entry(
     "040104011",
     "修改失败：机器码与该设备不符",

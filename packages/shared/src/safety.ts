@@ -3,7 +3,7 @@ import { PAGE_SIZE } from "./constants.ts";
 import { flagField, pageField } from "./fields.ts";
 
 /**
- * The SPEC §7 calls whose payloads the SPEC does not show (docs/decisions/accounts-server.md):
+ * The SPEC §7 calls whose payloads the SPEC does not show (docs/decisions.md 93–94):
  * `POST /api/user/selectFriendsList`, `POST /api/safety/update`, and the logout's `token`.
  */
 

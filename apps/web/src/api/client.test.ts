@@ -267,8 +267,9 @@ describe("SPEC §8 transport table", () => {
     expect(landedOn()).toEqual(["/loginTimeout"]);
   });
 
-  it("HTTP 401 without a session (an account page opened logged out): to /login", async () => {
+  it("HTTP 401 without a session (an account page opened logged out): to /login, no expiry notice", async () => {
     await failure(client.api.get("/user/selectInfo/status/401"));
+    expect(notifications).toEqual([]);
     browser.clock.advance(LOGOUT_DELAY_MS);
     expect(landedOn()).toEqual(["/login"]);
   });

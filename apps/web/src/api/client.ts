@@ -66,7 +66,7 @@ export type ApiBase = "/api" | "/eapi";
  * SMS and alarm calls (SPEC §8 "on SMS and alarm calls"): the SMS / e-mail alarm push
  * configuration, stock and records, and the alarm lists, confirmations and limits. Decided by
  * path so every caller gets the same treatment without flagging each call
- * (docs/decisions/accounts-web.md).
+ * (docs/decisions.md 102).
  */
 const SMS_ALARM_PATHS: readonly RegExp[] = [
   /^\/msg\//, // the message service: enterprise SMS / e-mail alarm configuration and records
@@ -119,7 +119,9 @@ export function expireSession(message: string, delayMs: number = LOGOUT_DELAY_MS
   expiring = true;
   const hadToken = hasToken();
   useAppStore.getState().setLoginState(LOGIN_STATE.expired);
-  feedback()?.notification.error({ key: "session-expired", title: message });
+  // Without a session there is nothing that expired (e.g. a screen still fetching just after a
+  // sign-out): only the way to the login.
+  if (hadToken) feedback()?.notification.error({ key: "session-expired", title: message });
   window.setTimeout(() => {
     expiring = false;
     const to = hadToken ? "/loginTimeout" : "/login";

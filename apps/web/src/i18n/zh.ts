@@ -1389,7 +1389,8 @@ const zh: Messages = {
     toDevices: "我的设备",
     backToInfo: "返回个人信息",
     current: "当前：{{value}}",
-    recoverPwdHint: "请输入当前密码，再输入两次新密码。其他已登录的终端将被退出，需用新密码重新登录。",
+    recoverPwdHint:
+      "请输入当前密码，再输入两次新密码。其他已登录的终端将被退出，需用新密码重新登录。",
     passwordChangedHint: "下次登录时请使用新密码。",
   },
   notFound: {

@@ -340,7 +340,7 @@ export function createDeviceService(deps: {
       code?: string;
     },
   ): Promise<Machine> {
-    // SPEC §8 edit codes (decisions/devices.md): 04010412 the id is not in the caller's list;
+    // SPEC §8 edit codes (docs/decisions.md 110): 04010412 the id is not in the caller's list;
     // 04010406 the code is another of the caller's devices; 040104011 it is none of them.
     const row = await requireLink(userId, input.deviceId);
     const code = input.code?.trim().toUpperCase();

@@ -556,7 +556,7 @@ export function createProjectService(deps: {
    * through its project — with or without the project id in the request — only by one of
    * the project's users and only while its enable_get_visit_url is on. `projectId`, when
    * given, must be the machine's project. The switch allows the call; it grants no rights:
-   * the visit still needs the caller's own right on the device (decisions/projects.md).
+   * the visit still needs the caller's own right on the device (docs/decisions.md 130).
    */
   async function checkVisit(userId: number, deviceId: number, projectId?: number) {
     // A named project first: a non-member learns nothing about its machines.
