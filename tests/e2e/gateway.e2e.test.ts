@@ -1,5 +1,4 @@
 import { mkdtempSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -7,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
 import { type SimulatedAgent, startSimulatedAgent } from "./agent.ts";
-import { freePort, startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
+import { startTileServer } from "./tiles.ts";
 
 /**
  * Issue 4 in a real browser with a real agent: the demo device (keyway-agent --simulate)
@@ -19,32 +19,13 @@ import { freePort, startPlatform, tid } from "./browser.ts";
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let agent: SimulatedAgent;
 let demo: DemoDevice;
-let tiles: Server;
-let tilesUp = true;
-
-/** A stand-in for the configured tile server (no network in tests): plain SVG tiles. */
-function tileSvg(z: string, x: string, y: string): string {
-  const shade = (Number(x) + Number(y)) % 2 === 0 ? "#eef2ea" : "#e4ebdf";
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><rect width="256" height="256" fill="${shade}"/><path d="M0 0H256V256" fill="none" stroke="#cfd8cc" stroke-width="2"/><path d="M0 170H256M90 0V256" stroke="#fff" stroke-width="6"/><text x="8" y="20" font-family="sans-serif" font-size="11" fill="#9aa79a">${z}/${x}/${y}</text></svg>`;
-}
+let tiles: Awaited<ReturnType<typeof startTileServer>>;
 
 beforeAll(async () => {
-  const tilePort = await freePort();
-  tiles = createServer((req, res) => {
-    const match = /^\/(\d+)\/(-?\d+)\/(-?\d+)\.svg$/.exec(req.url ?? "");
-    if (!tilesUp || !match) {
-      res.writeHead(503).end();
-      return;
-    }
-    res
-      .writeHead(200, { "content-type": "image/svg+xml", "cache-control": "no-store" })
-      .end(tileSvg(match[1], match[2], match[3]));
-  });
-  await new Promise<void>((done) => tiles.listen(tilePort, "127.0.0.1", done));
+  tiles = await startTileServer();
   platform = await startPlatform({
     config: {
-      MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.svg`,
-      MAP_TILE_ATTRIBUTION: "Test tiles",
+      ...tiles.config,
     },
   });
   const mqttPort = await platform.app.services.gateway.listenTcp(0, "127.0.0.1");
@@ -65,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop();
   await platform?.close();
-  if (tiles) await new Promise((done) => tiles.close(done));
+  await tiles?.close();
 });
 
 const logIn = (page: Page) => platform.logIn(page);
@@ -169,7 +150,7 @@ describe("a live device in the browser", () => {
     }
 
     // The tile server unreachable: the position falls back to the world grid, with a note.
-    tilesUp = false;
+    tiles.up = false;
     try {
       const page = await openLocation("cn");
       const map = page.locator(tid("device-location-map"));
@@ -186,7 +167,7 @@ describe("a live device in the browser", () => {
         .screenshot({ path: "/tmp/kw-gateway-location-grid-cn.png" });
       await page.context().close();
     } finally {
-      tilesUp = true;
+      tiles.up = true;
     }
   });
 });

@@ -1,9 +1,9 @@
-import { createServer, type Server } from "node:http";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceLinks, devices } from "../../apps/server/src/db/schema.ts";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
-import { freePort, startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid } from "./browser.ts";
+import { startTileServer } from "./tiles.ts";
 
 /**
  * Issue 9's portal pages in a real browser: the cloud map with 200 devices (clustered,
@@ -14,8 +14,7 @@ import { freePort, startPlatform, tid } from "./browser.ts";
  */
 const SUPPORT = "scada-desk@keyway.local";
 let platform: Awaited<ReturnType<typeof startPlatform>>;
-let tiles: Server;
-let tilesUp = true;
+let tiles: Awaited<ReturnType<typeof startTileServer>>;
 let demoUserId = 0;
 
 /** Where the 200 devices stand: five cities, scattered a little around each. */
@@ -27,32 +26,11 @@ const CITIES: Array<[string, number, number]> = [
   ["Wuhan", 30.59, 114.3],
 ];
 
-/**
- * A local tile server standing in for OpenStreetMap (no network in tests): SVG tiles with a
- * grid and their coordinates. While `tilesUp` is false it fails like an unreachable server.
- */
-function tileSvg(z: string, x: string, y: string): string {
-  const shade = (Number(x) + Number(y)) % 2 === 0 ? "#eef2ea" : "#e7ede2";
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><rect width="256" height="256" fill="${shade}"/><path d="M0 0H256V256" fill="none" stroke="#cfd8cc" stroke-width="2"/><path d="M0 128H256M128 0V256" stroke="#dde5d9" stroke-width="1"/><text x="8" y="20" font-family="sans-serif" font-size="11" fill="#9aa79a">${z}/${x}/${y}</text></svg>`;
-}
-
 beforeAll(async () => {
-  const tilePort = await freePort();
-  tiles = createServer((req, res) => {
-    const match = /^\/(\d+)\/(-?\d+)\/(-?\d+)\.svg$/.exec(req.url ?? "");
-    if (!tilesUp || !match) {
-      res.writeHead(503).end();
-      return;
-    }
-    res
-      .writeHead(200, { "content-type": "image/svg+xml", "cache-control": "no-store" })
-      .end(tileSvg(match[1], match[2], match[3]));
-  });
-  await new Promise<void>((done) => tiles.listen(tilePort, "127.0.0.1", done));
+  tiles = await startTileServer();
   platform = await startPlatform({
     config: {
-      MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.svg`,
-      MAP_TILE_ATTRIBUTION: "Test tiles",
+      ...tiles.config,
       NEW_VERSION_URL: "https://next.keyway.example/",
       SUPPORT_EMAIL: SUPPORT,
     },
@@ -98,7 +76,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await platform?.close();
-  if (tiles) await new Promise((done) => tiles.close(done));
+  await tiles?.close();
 });
 
 const settle = (page: Page, ms = 700) => page.waitForTimeout(ms);
@@ -197,7 +175,7 @@ describe("portal pages in the browser", () => {
   });
 
   it("keeps the list usable when no tile can be loaded, and hides the map when asked", async () => {
-    tilesUp = false;
+    tiles.up = false;
     const context = await platform.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     try {
@@ -240,7 +218,7 @@ describe("portal pages in the browser", () => {
       await page.locator(tid("map-hidden")).waitFor();
     } finally {
       await platform.app.services.accounts.setHideMap(demoUserId, false);
-      tilesUp = true;
+      tiles.up = true;
       await context.close();
     }
   });

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { desc } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../config.ts";
 import { terminals } from "../modules/accounts/schema.ts";
 import { createHarness, type Harness } from "../testing/harness.ts";
+import { startRedis } from "../testing/redis.ts";
 import { trustProxyOf } from "./rateLimit.ts";
 
 const closers: Array<() => Promise<void>> = [];
@@ -96,41 +95,11 @@ describe("TRUST_PROXY", () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A real redis-server of our own (Debian's redis-server), nothing kept on disk. */
-async function startRedis() {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-  });
-  child.stdout?.resume();
-  closers.push(async () => {
-    child.kill("SIGTERM");
-  });
-  return `redis://127.0.0.1:${port}`;
-}
-
 describe("rate limits across nodes", () => {
   it("two nodes sharing one Redis count a client's logins together", async () => {
-    const redisUrl = await startRedis();
+    const redis = await startRedis();
+    closers.push(redis.stop);
+    const redisUrl = redis.url;
     const a = await harness({ config: { REDIS_URL: redisUrl } });
     const b = await harness({ config: { REDIS_URL: redisUrl } });
     for (let i = 0; i < 20; i++) expect((await login(a, "203.0.113.30")).status).toBe(200);

@@ -1,12 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { LOCATION_REFRESH_PER_DAY, type ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentProcess,
+  freePort,
+  kill9,
+  spawnAgent,
+  until as untilMet,
+} from "../../../../agent/src/testing.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { devices } from "../devices/schema.ts";
@@ -15,7 +19,6 @@ import { devices } from "../devices/schema.ts";
  * The cloud's commands against the real keyway-agent process (the CLI with its simulated
  * HMI): location way and refresh, and the settings a restarted agent must get back.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../..");
 
 let h: Harness;
 let brokerPort: number;
@@ -25,29 +28,12 @@ let machineId: number;
 let dataDir: string;
 const agents: Agent[] = [];
 
-interface Agent {
-  child: ChildProcess;
-  httpPort: number;
-  output: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+type Agent = AgentProcess;
 
 async function startAgent(): Promise<Agent> {
   const httpPort = await freePort();
-  const child = spawn(
-    process.execPath,
+  const agent = await spawnAgent(
     [
-      "--import",
-      "tsx",
-      "apps/agent/src/cli.ts",
       "run",
       "--server",
       `mqtt://127.0.0.1:${brokerPort}`,
@@ -63,27 +49,10 @@ async function startAgent(): Promise<Agent> {
       "--backoff-max",
       "2",
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    { httpPort },
   );
-  const agent: Agent = { child, httpPort, output: [] };
-  child.stdout?.on("data", (d) => agent.output.push(String(d)));
-  child.stderr?.on("data", (d) => agent.output.push(String(d)));
   agents.push(agent);
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${httpPort}/api/status`)).ok;
-    } catch {
-      return false;
-    }
-  });
   return agent;
-}
-
-async function kill9(agent: Agent): Promise<void> {
-  if (agent.child.exitCode !== null || agent.child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => agent.child.once("exit", () => done()));
-  agent.child.kill("SIGKILL");
-  await exited;
 }
 
 async function hmi(agent: Agent): Promise<{ connection: string; cloudSwitch: boolean }> {
@@ -98,16 +67,8 @@ async function row() {
 }
 
 // Generous: agent processes start through tsx, slowly on a loaded 2-core machine.
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      const log = agents.at(-1)?.output.join("") ?? "";
-      throw new Error(`condition not met in ${timeoutMs} ms; agent output:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (check: () => Promise<boolean>) =>
+  untilMet(check, { timeoutMs: 60_000, log: () => agents.at(-1)?.text() ?? "" });
 
 const call = (path: string, form: Record<string, string | number>) =>
   h.call("POST", path, { form: { machineId, ...form }, token: owner, lang: "en" });

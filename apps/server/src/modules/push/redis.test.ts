@@ -9,31 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabaseUrl } from "../../config.ts";
 import { createRedisBus } from "../../infra/redisBus.ts";
 import { freePort } from "../../testing/ports.ts";
+import { startRedis } from "../../testing/redis.ts";
 import { PUSH_CLOSE } from "./service.ts";
 import { PushClient } from "./testClient.ts";
 
 const root = path.resolve(import.meta.dirname, "../../../../..");
-
-/** A real redis-server of our own (Debian's redis-server), nothing kept on disk. */
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-  });
-  child.stdout?.resume();
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 interface Node {
   child: ChildProcess;
@@ -137,10 +117,7 @@ describe("push fan-out across nodes through Redis", () => {
     for (const client of clients) client.close();
     await Promise.all([a?.stop(), b?.stop()]);
     await dropDatabase();
-    if (redis && redis.child.exitCode === null) {
-      redis.child.kill("SIGTERM");
-      await once(redis.child, "exit");
-    }
+    await redis?.stop();
   });
 
   async function open(node: Node, token: string) {

@@ -1,8 +1,8 @@
 import { PlusOutlined } from "@ant-design/icons";
 import type { EnterpriseDeviceType } from "@keyway/shared";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, type UseQueryResult, useQuery } from "@tanstack/react-query";
 import { Button, CapsuleTabs, List, PullToRefresh, SearchBar } from "antd-mobile";
-import { useMemo, useState } from "react";
+import { type ReactNode, useMemo, useState } from "react";
 import { useNavigate } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
 import { type EnterpriseDeviceQuery, enterprisesApi } from "../../api/enterprises.ts";
@@ -72,42 +72,28 @@ function PersonalDevices() {
           </button>
         }
       />
-      <div className="kwm-search">
-        <SearchBar
-          value={search}
-          onChange={setSearch}
-          placeholder={t("device.searchPlaceholder")}
-          data-testid="m-device-search"
-        />
-      </div>
-      <PullToRefresh onRefresh={async () => void (await devices.refetch())}>
-        <ListState
-          loading={devices.isPending}
-          error={devices.error}
-          empty={devices.isSuccess && list.length === 0}
-          emptyText={debounced ? t("m.devices.noMatch") : t("m.devices.empty")}
-          testId="m-devices"
-        />
-        {list.length > 0 && (
-          <List header={t("device.total", { total: devices.data?.total ?? list.length })}>
-            {list.map((m) => (
-              <List.Item
-                key={m.machine_id}
-                onClick={() => navigate(`${MOBILE.device}/${m.machine_id}`)}
-                description={
-                  <span>
-                    {m.machine_code} · {t(`device.identity.${m.role}`)}
-                  </span>
-                }
-                extra={<StateTag machine={m} />}
-                data-testid={`m-device-${m.machine_code}`}
-              >
-                {m.machine_name || m.machine_code}
-              </List.Item>
-            ))}
-          </List>
+      <DeviceListBody
+        search={search}
+        onSearch={setSearch}
+        devices={devices}
+        list={list}
+        emptyText={debounced ? t("m.devices.noMatch") : t("m.devices.empty")}
+        renderItem={(m) => (
+          <List.Item
+            key={m.machine_id}
+            onClick={() => navigate(`${MOBILE.device}/${m.machine_id}`)}
+            description={
+              <span>
+                {m.machine_code} · {t(`device.identity.${m.role}`)}
+              </span>
+            }
+            extra={<StateTag machine={m} />}
+            data-testid={`m-device-${m.machine_code}`}
+          >
+            {m.machine_name || m.machine_code}
+          </List.Item>
         )}
-      </PullToRefresh>
+      />
       <RequestSheet visible={requesting} onClose={() => setRequesting(false)} />
     </div>
   );
@@ -149,10 +135,69 @@ function EnterpriseDevices({ eid, types }: { eid: number; types: EnterpriseDevic
           />
         ))}
       </CapsuleTabs>
+      <DeviceListBody
+        search={search}
+        onSearch={setSearch}
+        devices={devices}
+        list={list}
+        emptyText={debounced ? t("m.devices.noMatch") : t("tv.empty")}
+        listTestId={`m-devices-list-${type}`}
+        renderItem={(m) => (
+          <List.Item
+            key={m.machine_id}
+            description={
+              <span>
+                {m.machine_code} · <StateTag machine={m} />
+              </span>
+            }
+            extra={
+              <Button
+                size="small"
+                color="primary"
+                fill="outline"
+                disabled={!isOnline(m)}
+                loading={isPending(m.machine_id)}
+                onClick={() => void connect(m, eid)}
+                data-testid="m-device-connect"
+              >
+                {t("m.context.connect")}
+              </Button>
+            }
+            data-testid={`m-device-${m.machine_code}`}
+          >
+            {m.machine_name || m.machine_code}
+          </List.Item>
+        )}
+      />
+    </div>
+  );
+}
+
+/** Search, pull to refresh, the loading / empty / error state and the list of either context. */
+function DeviceListBody<M>({
+  search,
+  onSearch,
+  devices,
+  list,
+  emptyText,
+  listTestId,
+  renderItem,
+}: {
+  search: string;
+  onSearch: (value: string) => void;
+  devices: UseQueryResult<{ total?: number }>;
+  list: readonly M[];
+  emptyText: string;
+  listTestId?: string;
+  renderItem: (machine: M) => ReactNode;
+}) {
+  const { t } = useLang();
+  return (
+    <>
       <div className="kwm-search">
         <SearchBar
           value={search}
-          onChange={setSearch}
+          onChange={onSearch}
           placeholder={t("device.searchPlaceholder")}
           data-testid="m-device-search"
         />
@@ -162,43 +207,18 @@ function EnterpriseDevices({ eid, types }: { eid: number; types: EnterpriseDevic
           loading={devices.isPending}
           error={devices.error}
           empty={devices.isSuccess && list.length === 0}
-          emptyText={debounced ? t("m.devices.noMatch") : t("tv.empty")}
+          emptyText={emptyText}
           testId="m-devices"
         />
         {list.length > 0 && (
           <List
             header={t("device.total", { total: devices.data?.total ?? list.length })}
-            data-testid={`m-devices-list-${type}`}
+            data-testid={listTestId}
           >
-            {list.map((m) => (
-              <List.Item
-                key={m.machine_id}
-                description={
-                  <span>
-                    {m.machine_code} · <StateTag machine={m} />
-                  </span>
-                }
-                extra={
-                  <Button
-                    size="small"
-                    color="primary"
-                    fill="outline"
-                    disabled={!isOnline(m)}
-                    loading={isPending(m.machine_id)}
-                    onClick={() => void connect(m, eid)}
-                    data-testid="m-device-connect"
-                  >
-                    {t("m.context.connect")}
-                  </Button>
-                }
-                data-testid={`m-device-${m.machine_code}`}
-              >
-                {m.machine_name || m.machine_code}
-              </List.Item>
-            ))}
+            {list.map(renderItem)}
           </List>
         )}
       </PullToRefresh>
-    </div>
+    </>
   );
 }
