@@ -499,7 +499,8 @@ describe("a phone user without a desktop", () => {
         hasText: ASKER.name,
       });
       await row.first().click();
-      expect(await owner.textContent(tid("m-msg-detail"))).toContain(message);
+      // The detail shows "Loading…" first.
+      await owner.locator(tid("m-msg-detail"), { hasText: message }).waitFor();
       await owner.waitForSelector(tid("m-reply"));
       expect(await owner.textContent(tid("m-msg-requester"))).toContain(ASKER.name);
       await owner.click(tid(`m-reply-${result}`));

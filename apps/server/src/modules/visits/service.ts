@@ -450,25 +450,30 @@ export function createVisitService(deps: {
   async function end(session: VisitSession, reason: VisitEndReason, by?: number): Promise<void> {
     if (session.ended) return;
     session.ended = true;
-    sessions.delete(session.id);
     const cut = new TunnelError(TUNNEL_RESET.rightsEnded, `visit ended: ${reason}`);
     for (const stream of session.streams) stream.destroy(cut);
     for (const socket of session.sockets) socket.destroy();
     session.agent?.destroy();
     const { bytesIn, bytesOut } = totals(session);
     const now = clock.now();
-    await db
-      .update(visits)
-      .set({
-        endedAt: now,
-        endReason: reason,
-        endedBy: by ?? null,
-        bytesIn,
-        bytesOut,
-        lastActiveAt: session.lastActive,
-        target: [...session.targets].join(", ") || session.target,
-      })
-      .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));
+    try {
+      await db
+        .update(visits)
+        .set({
+          endedAt: now,
+          endReason: reason,
+          endedBy: by ?? null,
+          bytesIn,
+          bytesOut,
+          lastActiveAt: session.lastActive,
+          target: [...session.targets].join(", ") || session.target,
+        })
+        .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));
+    } finally {
+      // Only now: a request in between finds the ended session (410), not a row that still
+      // looks open and would be checked again (403).
+      sessions.delete(session.id);
+    }
     log.info({ visit: session.id, reason }, "visit ended");
     bus.publish(TOPIC.ended, { visitId: session.id, reason });
   }
