@@ -21,7 +21,7 @@ import {
   Typography,
 } from "antd";
 import { useEffect, useMemo, useState } from "react";
-import { Navigate, useSearchParams } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
 import { useGroups, useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
@@ -30,7 +30,7 @@ import { useLang } from "../../i18n/index.ts";
 import { safeStorage } from "../../lib/storage.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
-import { enterpriseDevicePath } from "../../paths.ts";
+import { enterpriseDevicePath, PATHS } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { AddDeviceModal } from "./AddDeviceModal.tsx";
 import { ConnectButton, useConnect } from "./ConnectButton.tsx";
@@ -59,14 +59,20 @@ export function DeviceListPage() {
   const context = useAppStore(selectCurrentContext);
   const setDeviceType = useAppStore((s) => s.setDeviceType);
   const deviceType = useAppStore((s) => s.deviceType);
+  const navigate = useNavigate();
   useEffect(() => {
-    if (context.eid === 0) setDeviceType(0);
-  }, [context.eid, setDeviceType]);
-  // The personal list belongs to the personal context; an enterprise context lands on the
-  // list its stored device type names (SPEC §2: 2 maintenance, otherwise enterprise).
-  if (context.eid !== 0) {
-    return <Navigate to={enterpriseDevicePath(deviceType === 2 ? 2 : 1)} replace />;
-  }
+    if (context.eid === 0) {
+      setDeviceType(0);
+      return;
+    }
+    // The personal list belongs to the personal context; an enterprise context lands on the
+    // list its stored device type names (SPEC §2: 2 maintenance, otherwise enterprise). Only
+    // while the browser is still here: an entry the user chose meanwhile wins (a <Navigate>
+    // rendered here could fire after that choice and take the user back).
+    if (window.location.pathname !== PATHS.index) return;
+    navigate(enterpriseDevicePath(deviceType === 2 ? 2 : 1), { replace: true });
+  }, [context.eid, deviceType, navigate, setDeviceType]);
+  if (context.eid !== 0) return null;
   return <PersonalDevices />;
 }
 
