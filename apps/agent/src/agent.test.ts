@@ -10,9 +10,8 @@ import { createHarness, type Harness } from "../../server/src/testing/harness.ts
 import {
   type AgentProcess as Agent,
   CloudLink,
-  freePort,
   kill9,
-  spawnAgent,
+  spawnSimulatedDevice,
   hmiStatus as status,
   until as untilOf,
 } from "./testing.ts";
@@ -30,26 +29,12 @@ let dataDir: string;
 const agents: Agent[] = [];
 
 async function startAgent(): Promise<Agent> {
-  const httpPort = await freePort();
-  const agent = await spawnAgent(
-    [
-      "run",
-      "--server",
-      `mqtt://127.0.0.1:${proxy.port}`,
-      "--code",
-      device.machineCode,
-      "--secret",
-      device.deviceSecret,
-      "--data-dir",
-      dataDir,
-      "--simulate",
-      "--http-port",
-      String(httpPort),
-      "--backoff-max",
-      "2",
-    ],
-    { httpPort },
-  );
+  const agent = await spawnSimulatedDevice({
+    server: `mqtt://127.0.0.1:${proxy.port}`,
+    device,
+    dataDir,
+    extra: ["--backoff-max", "2"],
+  });
   agents.push(agent);
   return agent;
 }

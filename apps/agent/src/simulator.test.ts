@@ -9,11 +9,11 @@ import { seedDemo } from "../../server/src/seed.ts";
 import { createHarness, type Harness } from "../../server/src/testing/harness.ts";
 import {
   type AgentProcess,
-  freePort,
   hmiStatus,
   kill9,
   sleep,
   spawnAgent,
+  spawnSimulatedDevice,
   until as untilOf,
 } from "./testing.ts";
 
@@ -39,26 +39,14 @@ async function provision(): Promise<{ machineCode: string; deviceSecret: string 
 
 async function startSimulator(extra: string[] = []) {
   const device = await provision();
-  const httpPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "kw-sim-"));
   dirs.push(dataDir);
-  const agent = await spawnAgent(
-    [
-      "run",
-      "--server",
-      `mqtt://127.0.0.1:${brokerPort}`,
-      "--code",
-      device.machineCode,
-      `--secret=${device.deviceSecret}`,
-      "--data-dir",
-      dataDir,
-      "--simulate",
-      "--http-port",
-      String(httpPort),
-      ...extra,
-    ],
-    { httpPort },
-  );
+  const agent = await spawnSimulatedDevice({
+    server: `mqtt://127.0.0.1:${brokerPort}`,
+    device,
+    dataDir,
+    extra,
+  });
   agents.push(agent);
   return { agent, device };
 }

@@ -64,7 +64,9 @@ export class CloudLink {
   }
 }
 
-export { freePort } from "../../server/src/testing/ports.ts";
+import { freePort } from "../../server/src/testing/ports.ts";
+
+export { freePort };
 
 /**
  * Starts `command args` in the workspace root (the agent CLI through tsx unless told) and,
@@ -115,6 +117,24 @@ export async function spawnAgent(
     }
   }
   return agent;
+}
+
+/**
+ * `keyway-agent run --simulate` as `device` against `server`, its HMI on a free port; `extra`
+ * adds flags, `command` runs it another way (npx).
+ */
+export async function spawnSimulatedDevice(options: {
+  server: string;
+  device: { machineCode: string; deviceSecret: string };
+  dataDir: string;
+  extra?: string[];
+  command?: string[];
+}): Promise<AgentProcess> {
+  const httpPort = await freePort();
+  const args = ["run", "--server", options.server, "--code", options.device.machineCode];
+  args.push("--secret", options.device.deviceSecret, "--data-dir", options.dataDir);
+  args.push("--simulate", "--http-port", String(httpPort), ...(options.extra ?? []));
+  return spawnAgent(args, { command: options.command, httpPort });
 }
 
 /** Ends the process and its group at once (SIGKILL, no goodbye) and waits for it to be gone. */

@@ -6,9 +6,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
-  freePort,
   kill9,
-  spawnAgent,
+  spawnSimulatedDevice,
   until as untilMet,
 } from "../../../../agent/src/testing.ts";
 import { seedDemo } from "../../seed.ts";
@@ -31,26 +30,12 @@ const agents: Agent[] = [];
 type Agent = AgentProcess;
 
 async function startAgent(): Promise<Agent> {
-  const httpPort = await freePort();
-  const agent = await spawnAgent(
-    [
-      "run",
-      "--server",
-      `mqtt://127.0.0.1:${brokerPort}`,
-      "--code",
-      device.machineCode,
-      "--secret",
-      device.deviceSecret,
-      "--data-dir",
-      dataDir,
-      "--simulate",
-      "--http-port",
-      String(httpPort),
-      "--backoff-max",
-      "2",
-    ],
-    { httpPort },
-  );
+  const agent = await spawnSimulatedDevice({
+    server: `mqtt://127.0.0.1:${brokerPort}`,
+    device,
+    dataDir,
+    extra: ["--backoff-max", "2"],
+  });
   agents.push(agent);
   return agent;
 }

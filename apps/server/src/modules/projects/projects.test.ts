@@ -34,6 +34,24 @@ const create = (token: string, form: Record<string, string | number> = {}) =>
     lang: "en",
   });
 
+/** Two enterprises, projects off and on, with `account` in both as a `kind` member. */
+async function enterprisesOffAndOn(name: string, account: string, kind: string) {
+  const eids: number[] = [];
+  for (const enableProject of [0, 1]) {
+    const made = await h.call("POST", "/api/operator/v1/enterprises", {
+      form: { name: `${name} ${enableProject}`, enableProject },
+      token: operator,
+    });
+    const eid = made.body.hwdata.eid as number;
+    await h.call("POST", "/api/enterprises/v1/admin/members", {
+      form: { eid, account, kind, isAdmin: 0 },
+      token: operator,
+    });
+    eids.push(eid);
+  }
+  return eids;
+}
+
 beforeAll(async () => {
   h = await createHarness();
   await seedDemo(h.app.services.accounts);
@@ -336,19 +354,7 @@ describe("projects", () => {
   });
 
   it("shows enterprise projects only when the enterprise has projects enabled", async () => {
-    const made = async (enableProject: number) =>
-      (
-        await h.call("POST", "/api/operator/v1/enterprises", {
-          form: { name: `Plant ${enableProject}`, enableProject },
-          token: operator,
-        })
-      ).body.hwdata.eid as number;
-    const [off, on] = [await made(0), await made(1)];
-    for (const eid of [off, on])
-      await h.call("POST", "/api/enterprises/v1/admin/members", {
-        form: { eid, account: "owner@plant.com", kind: "member", isAdmin: 0 },
-        token: operator,
-      });
+    const [off, on] = await enterprisesOffAndOn("Plant", "owner@plant.com", "member");
     const disabled = await h.call("POST", "/api/project/get", {
       form: { eid: off, type: 1 },
       token: owner,
@@ -552,19 +558,7 @@ describe("every call and its refusals", () => {
   });
 
   it("maintenance projects (type 2) need the enterprise's enableProject too", async () => {
-    const made = async (enableProject: number) =>
-      (
-        await h.call("POST", "/api/operator/v1/enterprises", {
-          form: { name: `Service ${enableProject}`, enableProject },
-          token: operator,
-        })
-      ).body.hwdata.eid as number;
-    const [off, on] = [await made(0), await made(1)];
-    for (const eid of [off, on])
-      await h.call("POST", "/api/enterprises/v1/admin/members", {
-        form: { eid, account: "colleague@plant.com", kind: "maintenance", isAdmin: 0 },
-        token: operator,
-      });
+    const [off, on] = await enterprisesOffAndOn("Service", "colleague@plant.com", "maintenance");
     const listed = await h.call("POST", "/eapi/web/c/project/list", {
       form: { eid: off, type: 2 },
       token: colleague,

@@ -6,7 +6,7 @@ import { api } from "../../api/client.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { EChart, type EChartOption } from "../../components/EChart.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
-import { type Translate, useLang } from "../../i18n/index.ts";
+import { type TextKey, type Translate, useLang } from "../../i18n/index.ts";
 
 const COLORS = {
   smsSent: "#1677ff",
@@ -54,6 +54,14 @@ export function PushStatsTab({ eid }: { eid: number }) {
 
   const { totals } = data;
   const sends = totals.smsSent + totals.smsFailed + totals.emailSent + totals.emailFailed;
+  const figures: Array<{ title: TextKey; value: number; failed?: boolean; testId?: string }> = [
+    { title: "pushStats.smsSent", value: totals.smsSent, testId: "push-stats-sms-sent" },
+    { title: "pushStats.smsFailed", value: totals.smsFailed, failed: true },
+    { title: "pushStats.emailSent", value: totals.emailSent, testId: "push-stats-email-sent" },
+    { title: "pushStats.emailFailed", value: totals.emailFailed, failed: true },
+    { title: "pushStats.smsUsed", value: totals.smsUsed },
+    { title: "pushStats.balance", value: data.stock.balance, testId: "push-stats-balance" },
+  ];
   return (
     <div data-testid="push-stats" data-scope={data.scope}>
       <Typography.Paragraph type="secondary">
@@ -63,44 +71,17 @@ export function PushStatsTab({ eid }: { eid: number }) {
         </Tag>
       </Typography.Paragraph>
       <Row gutter={[16, 16]} className="kw-mb">
-        <Col xs={12} md={8} xl={4}>
-          <Statistic
-            title={t("pushStats.smsSent")}
-            value={totals.smsSent}
-            data-testid="push-stats-sms-sent"
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Statistic
-            title={t("pushStats.smsFailed")}
-            value={totals.smsFailed}
-            styles={{ content: { color: totals.smsFailed ? "#cf1322" : undefined } }}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Statistic
-            title={t("pushStats.emailSent")}
-            value={totals.emailSent}
-            data-testid="push-stats-email-sent"
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Statistic
-            title={t("pushStats.emailFailed")}
-            value={totals.emailFailed}
-            styles={{ content: { color: totals.emailFailed ? "#cf1322" : undefined } }}
-          />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Statistic title={t("pushStats.smsUsed")} value={totals.smsUsed} />
-        </Col>
-        <Col xs={12} md={8} xl={4}>
-          <Statistic
-            title={t("pushStats.balance")}
-            value={data.stock.balance}
-            data-testid="push-stats-balance"
-          />
-        </Col>
+        {figures.map((figure) => (
+          <Col key={figure.title} xs={12} md={8} xl={4}>
+            <Statistic
+              title={t(figure.title)}
+              value={figure.value}
+              // Sends that did not go out are shown in red when there are any.
+              styles={{ content: { color: figure.failed && figure.value ? "#cf1322" : undefined } }}
+              {...(figure.testId ? { "data-testid": figure.testId } : {})}
+            />
+          </Col>
+        ))}
       </Row>
       {sends === 0 ? (
         <Card className="kw-card" size="small">
