@@ -15,6 +15,7 @@ import {
   signal,
   sleep,
   spawnAgent,
+  spawnSimulatedDevice,
   until as untilOf,
 } from "./testing.ts";
 
@@ -92,28 +93,18 @@ describe("npx keyway-agent from the workspace", { timeout: 180_000 }, () => {
 
   it("runs a simulated device that comes online, and says goodbye on Ctrl-C", async () => {
     const device = await provision();
-    const httpPort = await freePort();
-    const agent = await spawnAgent(
-      [
-        "run",
-        "--server",
-        `mqtt://127.0.0.1:${brokerPort}`,
-        "--code",
-        device.machineCode,
-        "--secret",
-        device.deviceSecret,
-        "--data-dir",
-        dataDir(),
-        "--simulate",
-        "--http-port",
-        String(httpPort),
-      ],
-      { command: NPX, httpPort },
-    );
+    const agent = await spawnSimulatedDevice({
+      server: `mqtt://127.0.0.1:${brokerPort}`,
+      device,
+      dataDir: dataDir(),
+      command: NPX,
+    });
     agents.push(agent);
     await until(async () => (await deviceRow(device.machineCode)).online);
     expect((await hmiStatus(agent)).connection).toBe("online");
-    expect((await deviceRow(device.machineCode)).model).toBe("Simulated HMI");
+    // The embedded broker marks the device online at CONNACK; the model comes with the
+    // device's own "online" state message a moment later.
+    await until(async () => (await deviceRow(device.machineCode)).model === "Simulated HMI");
 
     // Ctrl-C (SIGINT to the terminal's process group: npx and the agent): the agent says
     // "offline" itself, well before the broker's keep-alive (45 s) would.

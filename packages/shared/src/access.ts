@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { CUSTOM_VISIT_MIN_MINUTES, LIMITS } from "./constants.ts";
-import { countryCodeField, idField, optionalText, pageField } from "./fields.ts";
+import {
+  countryCodeField,
+  idField,
+  idOrZeroField,
+  int32Field,
+  optionalText,
+  pageField,
+} from "./fields.ts";
 import { type Bilingual, type Lang, pick } from "./lang.ts";
 
 /**
@@ -131,7 +138,7 @@ export const auditProcessQuery = z.object({
 
 export const checkCloudServiceBody = z.object({
   machineID: idField,
-  visitAlidTimeID: z.coerce.number().int().optional(),
+  visitAlidTimeID: idOrZeroField.optional(),
   limitAuthority: z.coerce.number().int().optional(),
   terminalID: optionalText(64),
 });
@@ -231,7 +238,7 @@ export type MessageBox = (typeof MESSAGE_BOXES)[number];
 
 export const messagePageBody = z.object({
   box: z.enum(MESSAGE_BOXES).default("inbox"),
-  type: z.coerce.number().int().optional(),
+  type: int32Field.optional(),
   unread: z.coerce.number().int().min(0).max(1).optional(),
   page: pageField.default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(10),
@@ -242,8 +249,8 @@ export const messageReadBody = z.object({
   box: z.enum(MESSAGE_BOXES).default("inbox"),
 });
 export const messageClearBody = messageReadBody;
-export const totalUnreadQuery = z.object({ scene: z.coerce.number().int().default(0) });
-export const msgCenterBody = z.object({ msgwhat: z.coerce.number().int().optional() });
+export const totalUnreadQuery = z.object({ scene: int32Field.default(0) });
+export const msgCenterBody = z.object({ msgwhat: int32Field.optional() });
 
 // ---- Answers ----
 

@@ -5,6 +5,7 @@ import {
   emailField,
   flagField,
   idField,
+  idOrZeroField,
   optionalText,
   pageField,
 } from "./fields.ts";
@@ -78,7 +79,7 @@ export const smsAmountField = z.coerce
   .max(SMS_PUSH_DEFAULTS.maxStockMove, { error: "v.smsAmount" });
 
 /** 0 / absent: personal context. */
-export const eidField = z.coerce.number({ error: "v.id" }).int({ error: "v.id" }).min(0).default(0);
+export const eidField = idOrZeroField.default(0);
 /** Enterprise calls: an enterprise id. */
 export const entEidField = idField;
 
@@ -343,7 +344,7 @@ export interface EmailSendRecord {
 export const msgConfigDevicesQuery = z.object({
   eid: eidField,
   blur: optionalText(40),
-  groupId: z.coerce.number({ error: "v.id" }).int().min(0).optional(),
+  groupId: idOrZeroField.optional(),
   page: pageField.default(1),
   pageSize: pageSizeField,
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS, PAGE_SIZE } from "./constants.ts";
-import { idField, optionalText, pageField } from "./fields.ts";
+import { ID_MAX, idField, idOrZeroField, optionalText, pageField } from "./fields.ts";
 
 /**
  * Devices, groups, enterprises and the operator's registry (SPEC §3 Machine / Enterprise,
@@ -41,7 +41,7 @@ export const groupNameField = z
   .regex(NO_SPECIAL, { error: "v.groupName" });
 
 /** 0 / empty means "no group". */
-const optionalGroupId = z.coerce.number({ error: "v.id" }).int().min(0).optional();
+const optionalGroupId = idOrZeroField.optional();
 
 // ---- Personal devices ----
 
@@ -173,11 +173,15 @@ export const groupRenameBody = z.object({ id: idField, name: groupNameField });
 export const groupDeleteBody = z.object({ id: idField });
 export const groupMoveBody = z.object({
   /** 0 moves the devices out of any group. */
-  groupId: z.coerce.number({ error: "v.id" }).int().min(0),
+  groupId: idOrZeroField,
   deviceIds: z
     .union([z.array(idField), idField.transform((v) => [v]), z.string()])
     .transform((v) => (typeof v === "string" ? v.split(",").map((part) => Number(part.trim())) : v))
-    .pipe(z.array(z.number().int().min(1, { error: "v.id" })).min(1, { error: "v.id" })),
+    .pipe(
+      z
+        .array(z.number().int().min(1, { error: "v.id" }).max(ID_MAX, { error: "v.id" }))
+        .min(1, { error: "v.id" }),
+    ),
 });
 
 /** Upper limit of groups per user (SPEC: "group limit reached"; the number is ours). */

@@ -53,7 +53,28 @@ export const flagField = z
 
 export const pageField = z.coerce.number({ error: "v.page" }).int().min(1, { error: "v.page" });
 
-export const idField = z.coerce.number({ error: "v.id" }).int().min(1, { error: "v.id" });
+/** The largest value of an `integer` column: a bigger id is refused here, not by PostgreSQL. */
+export const ID_MAX = 2_147_483_647;
+
+export const idField = z.coerce
+  .number({ error: "v.id" })
+  .int({ error: "v.id" })
+  .min(1, { error: "v.id" })
+  .max(ID_MAX, { error: "v.id" });
+
+/** Any value of an `integer` column (a type, a scene): out of range is a format error. */
+export const int32Field = z.coerce
+  .number({ error: "v.number" })
+  .int({ error: "v.number" })
+  .min(-ID_MAX - 1, { error: "v.number" })
+  .max(ID_MAX, { error: "v.number" });
+
+/** An id where 0 means none: the personal context, no group. */
+export const idOrZeroField = z.coerce
+  .number({ error: "v.id" })
+  .int({ error: "v.id" })
+  .min(0, { error: "v.id" })
+  .max(ID_MAX, { error: "v.id" });
 
 export const optionalText = (max: number) =>
   z.coerce.string().trim().max(max, { error: "v.text" }).optional();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { IOT_CARD_WARNING } from "./constants.ts";
-import { idField, pageField } from "./fields.ts";
+import { idField, idOrZeroField, pageField } from "./fields.ts";
 
 /**
  * 4G IoT cards (SPEC §1, §2 "IoT card details", §4 "IoT card", §7 "IoT card", §9 "IoT card
@@ -49,9 +49,7 @@ export const iccidField = z
   .regex(/^[0-9A-Za-z]{19,20}$/, { error: "v.iccid" })
   .transform((v) => v.toUpperCase());
 
-const contextEid = z.coerce.number({ error: "v.id" }).int({ error: "v.id" }).min(0, {
-  error: "v.id",
-});
+const contextEid = idOrZeroField;
 
 const pageSize = pageField.max(100, { error: "v.page" }).default(20);
 

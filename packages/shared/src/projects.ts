@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./constants.ts";
-import { countryCodeField, flagField, idField } from "./fields.ts";
+import { countryCodeField, flagField, idField, idOrZeroField } from "./fields.ts";
 
 /**
  * Projects (SPEC §3 Project, Project machine, Project user; §4 Project; §7 "Projects").
@@ -80,7 +80,7 @@ export const reportIntervalField = z.coerce
 
 /** The context a list is asked for: personal (eid 0) or an enterprise's type 1 / 2 list. */
 export const projectListBody = z.object({
-  eid: z.coerce.number().int().min(0).default(0),
+  eid: idOrZeroField.default(0),
   type: z.coerce.number().int().min(1).max(2).default(1),
   id: idField.optional(),
 });
@@ -88,7 +88,7 @@ export const projectListBody = z.object({
 export const projectAddBody = z.object({
   name: projectNameField,
   description: projectDescriptionField.default(""),
-  eid: z.coerce.number().int().min(0).default(0),
+  eid: idOrZeroField.default(0),
   type: z.coerce.number().int().min(1).max(2).default(1),
   report_state: flagField.default(false),
   server: reportServerField.default(""),

@@ -20,6 +20,7 @@ export const VALIDATION_MESSAGES = {
   "v.flag": { zh: "取值只能为 0 或 1", en: "The value must be 0 or 1" },
   "v.page": { zh: "页码格式错误", en: "Wrong page number" },
   "v.id": { zh: "编号格式错误", en: "Wrong id" },
+  "v.number": { zh: "数值格式错误", en: "Wrong number" },
   "v.purpose": { zh: "验证码用途错误", en: "Unknown code purpose" },
   "v.text": { zh: "内容过长", en: "Text too long" },
   "v.machineName": {

@@ -348,6 +348,16 @@ describe("terminals", () => {
     expect(res.body.hwcode).toBe(HW.TERMINAL_NOT_FOUND.code);
     expect((await h.call("GET", "/api/user/selectInfo", { token: jack })).status).toBe(200);
   });
+
+  it("answers an id beyond the database's integer range as a wrong id, in the caller's language", async () => {
+    const kim = await h.signUp("kim@example.com");
+    const res = await h.call("DELETE", "/api/user/v1/tokenInfo/13800138000?lang=en", {
+      token: kim,
+    });
+    expect(res.status).toBeLessThan(500);
+    expect(res.body).toMatchObject({ hwcode: HW.BAD_REQUEST.code, msg: "Wrong id" });
+    expect((await h.call("GET", "/api/user/selectInfo", { token: kim })).status).toBe(200);
+  });
 });
 
 describe("forgot password", () => {

@@ -6,6 +6,7 @@ import {
   enterpriseDeviceRemoveBody,
   enterpriseMachineBody,
   groupNameField,
+  idOrZeroField,
   maintenanceRemarkBody,
   memberAddBody,
   memberRemoveBody,
@@ -293,7 +294,7 @@ export function enterpriseRoutes(
   const groupBody = z.object({ eid: eidBody.shape.eid, name: groupNameField });
   const groupIdBody = z.object({ eid: eidBody.shape.eid, id: eidBody.shape.eid });
   const deviceGroupBody = enterpriseDeviceRemoveBody.extend({
-    groupId: z.coerce.number({ error: "v.id" }).int().min(0),
+    groupId: idOrZeroField,
   });
   r.post(
     "/api/enterprises/v1/admin/groups",
