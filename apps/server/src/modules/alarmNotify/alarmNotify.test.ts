@@ -294,6 +294,51 @@ describe("alarm SMS through pg-boss jobs, billed and capped", () => {
     expect(await balanceOf(ent.id, 0)).toBe(0);
   });
 
+  it("a burst from several devices is dispatched together, each alarm to its own device's people, once", async () => {
+    const ann = await user({ phone: "13800000031", email: "ann@example.com" });
+    const bob = await user({ email: "bob@example.com" });
+    const carl = await user({ email: "carl@example.com" });
+    const [ent] = await db
+      .insert(enterprises)
+      .values({ name: "Burst Ltd", createdAt: clock.now() })
+      .returning();
+    await db
+      .insert(enterpriseMembers)
+      .values({ enterpriseId: ent.id, userId: carl.id, kind: "member", createdAt: clock.now() });
+    const [mixer, press, oven] = [await device(), await device(), await device()];
+    await link(mixer.id, ann.id, "akey", "Mixer A");
+    await link(press.id, bob.id, "akey", "Press B");
+    await db.insert(enterpriseDevices).values({
+      enterpriseId: ent.id,
+      deviceId: oven.id,
+      type: 1,
+      name: "Oven E",
+      createdAt: clock.now(),
+    });
+    await stock(0, ann.id, 10);
+    const raised = [
+      await raise(mixer.id, "Mixer jam"),
+      await raise(press.id, "Press jam"),
+      await raise(oven.id, "Oven hot"),
+      await raise(mixer.id, "Mixer again"),
+    ];
+    // As the gateway tells them: all in one turn, so the dispatcher takes them as one batch.
+    for (const a of raised) app.services.alarmNotify.alarmStored(a);
+    const recipients = async (alarmId: number) =>
+      (await settle(alarmId)).map((s) => `${s.channel}:${s.recipient}:${s.deviceName}`).sort();
+    await expect.poll(async () => (await sendsOf(raised[3].id)).length).toBe(2);
+    expect(await recipients(raised[0].id)).toEqual([
+      "email:ann@example.com:Mixer A",
+      "sms:+86 13800000031:Mixer A",
+    ]);
+    expect(await recipients(raised[1].id)).toEqual(["email:bob@example.com:Press B"]);
+    expect(await recipients(raised[2].id)).toEqual(["email:carl@example.com:Oven E"]);
+    expect(await recipients(raised[3].id)).toHaveLength(2);
+    // Told again (another node, a restart's catch-up): nothing new.
+    expect(await app.services.alarmNotify.dispatch(raised[0].id)).toEqual([]);
+    expect(await sendsOf(raised[0].id)).toHaveLength(2);
+  });
+
   /** An admin to add enterprise contacts with (made on first use). */
   async function firstAdmin(eid: number) {
     const admin = await user();

@@ -56,8 +56,6 @@ const QUEUE = "alarm-send";
 /** Jobs fetched at once, and delivered side by side within a fetch. */
 const JOB_BATCH = 50;
 const JOB_CONCURRENCY = 8;
-/** Alarms planned side by side (each plan reads several tables at once). */
-const DISPATCH_CONCURRENCY = 2;
 /** A send left in "sending" this long is looked at again (its worker is presumed dead). */
 export const SENDING_LEASE_MS = 2 * 60_000;
 /** Tries of one send before it is marked failed. */
@@ -149,8 +147,19 @@ function bossDb(db: Db) {
     waitReady?: Promise<void>;
   };
   const isPglite = typeof client.exec === "function" && "waitReady" in client;
+  let detached = false;
   return {
+    /**
+     * After pg-boss was stopped: a job still finishing (past the stop's timeout) must not
+     * reach a pool the app is closing, which would fail outside any handler and end the
+     * process. Its job stays active in the table and comes back on expiry; the send row
+     * keeps a second delivery from sending twice.
+     */
+    detach() {
+      detached = true;
+    },
     async executeSql(text: string, values?: unknown[]) {
+      if (detached) return { rows: [], rowCount: 0 };
       if (isPglite && (!values || values.length === 0)) {
         const results = await client.exec!(text);
         const last = results.at(-1) ?? { rows: [] };
@@ -187,23 +196,33 @@ export function createAlarmNotifier(deps: {
   const { db, clock, log, push } = deps;
   let boss: PgBoss | null = null;
   let workerId: string | null = null;
+  let bossConnection: ReturnType<typeof bossDb> | null = null;
   let sweepTimer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<unknown>>();
 
   // ---- Dispatch: who gets what ----
 
-  async function plan(alarm: Alarm): Promise<NewSend[]> {
-    const now = clock.now();
-    const [device] = await db.select().from(devices).where(eq(devices.id, alarm.deviceId));
-    if (!device) return [];
-    const [personal, enterprise] = await Promise.all([
+  /**
+   * What planning the alarms of these devices reads: the devices, who receives their alarms
+   * (personal links, enterprise lists and members), those users' and enterprises' settings,
+   * the SMS switches and the contacts. Read once for a whole batch of alarms.
+   */
+  async function recipientsOf(deviceIds: number[]) {
+    const ids = [...new Set(deviceIds)];
+    const [deviceRows, personal, enterprise, switches] = await Promise.all([
+      db.select().from(devices).where(inArray(devices.id, ids)),
       db
-        .select({ userId: deviceLinks.userId, name: deviceLinks.name })
+        .select({
+          deviceId: deviceLinks.deviceId,
+          userId: deviceLinks.userId,
+          name: deviceLinks.name,
+        })
         .from(deviceLinks)
-        .where(and(eq(deviceLinks.deviceId, alarm.deviceId), eq(deviceLinks.receivesAlarms, true)))
+        .where(and(inArray(deviceLinks.deviceId, ids), eq(deviceLinks.receivesAlarms, true)))
         .orderBy(deviceLinks.id),
       db
         .select({
+          deviceId: enterpriseDevices.deviceId,
           eid: enterpriseDevices.enterpriseId,
           name: enterpriseDevices.name,
           type: enterpriseDevices.type,
@@ -216,36 +235,69 @@ export function createAlarmNotifier(deps: {
           enterpriseMembers,
           eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
         )
-        .where(eq(enterpriseDevices.deviceId, alarm.deviceId))
+        .where(inArray(enterpriseDevices.deviceId, ids))
         .orderBy(enterpriseDevices.enterpriseId, enterpriseMembers.userId),
+      db.select().from(deviceSmsSwitches).where(inArray(deviceSmsSwitches.deviceId, ids)),
     ]);
     const entMembers = enterprise.filter(
       (e) => e.isAdmin || (e.type === 1 ? e.kind === "member" : e.kind === "maintenance"),
     );
     const eids = [...new Set(enterprise.map((e) => e.eid))];
     const userIds = [...new Set([...personal, ...entMembers].map((p) => p.userId))];
-    const [userRows, userCfgs, entCfgs, switches, contacts] = await Promise.all([
+    const [userRows, userCfgs, entCfgs, contacts] = await Promise.all([
       userIds.length ? db.select().from(users).where(inArray(users.id, userIds)) : [],
       userIds.length
         ? db.select().from(userMsgConfigs).where(inArray(userMsgConfigs.userId, userIds))
         : [],
       eids.length ? db.select().from(entMsgConfigs).where(inArray(entMsgConfigs.eid, eids)) : [],
-      db.select().from(deviceSmsSwitches).where(eq(deviceSmsSwitches.deviceId, alarm.deviceId)),
-      db
-        .select()
-        .from(alarmContacts)
-        .where(
-          or(
-            userIds.length
-              ? and(eq(alarmContacts.eid, 0), inArray(alarmContacts.userId, userIds))
-              : sql`false`,
-            eids.length
-              ? and(inArray(alarmContacts.eid, eids), eq(alarmContacts.userId, 0))
-              : sql`false`,
-          ),
-        )
-        .orderBy(alarmContacts.id),
+      userIds.length || eids.length
+        ? db
+            .select()
+            .from(alarmContacts)
+            .where(
+              or(
+                userIds.length
+                  ? and(eq(alarmContacts.eid, 0), inArray(alarmContacts.userId, userIds))
+                  : sql`false`,
+                eids.length
+                  ? and(inArray(alarmContacts.eid, eids), eq(alarmContacts.userId, 0))
+                  : sql`false`,
+              ),
+            )
+            .orderBy(alarmContacts.id)
+        : [],
     ]);
+    return {
+      deviceRows,
+      personal,
+      enterprise,
+      entMembers,
+      switches,
+      userRows,
+      userCfgs,
+      entCfgs,
+      contacts,
+    };
+  }
+  type Recipients = Awaited<ReturnType<typeof recipientsOf>>;
+
+  /** The sends one alarm makes. */
+  async function plan(alarm: Alarm): Promise<NewSend[]> {
+    return planWith(alarm, await recipientsOf([alarm.deviceId]));
+  }
+
+  function planWith(alarm: Alarm, all: Recipients): NewSend[] {
+    const now = clock.now();
+    const device = all.deviceRows.find((d) => d.id === alarm.deviceId);
+    if (!device) return [];
+    const ofDevice = <T extends { deviceId: number }>(rows: T[]) =>
+      rows.filter((r) => r.deviceId === alarm.deviceId);
+    const personal = ofDevice(all.personal);
+    const enterprise = ofDevice(all.enterprise);
+    const entMembers = ofDevice(all.entMembers);
+    const switches = ofDevice(all.switches);
+    const { userRows, userCfgs, entCfgs, contacts } = all;
+    const eids = [...new Set(enterprise.map((e) => e.eid))];
     const userOf = new Map(userRows.map((u) => [u.id, u]));
     const userCfg = (userId: number, eid: number) => {
       const c = userCfgs.find((r) => r.userId === userId && r.eid === eid);
@@ -446,49 +498,62 @@ export function createAlarmNotifier(deps: {
   }
 
   /**
-   * Dispatches one stored alarm: its sends and its dispatch row commit together, so an
-   * alarm is dispatched once whatever the number of nodes or restarts. Returns the send ids.
+   * Dispatches stored alarms: each alarm's sends commit with its dispatch row, so an alarm is
+   * dispatched once whatever the number of nodes or restarts. A batch is read and written in
+   * a fixed number of statements (a burst of alarms must not queue one transaction per alarm
+   * in front of the gateway's next writes). Returns the send ids.
    */
-  async function dispatch(alarmId: number): Promise<number[]> {
-    const [alarm] = await db.select().from(alarms).where(eq(alarms.id, alarmId));
-    if (!alarm) return [];
-    const sends = await plan(alarm);
+  async function dispatchAll(alarmIds: number[]): Promise<number[]> {
+    if (alarmIds.length === 0) return [];
+    const stored = await db.select().from(alarms).where(inArray(alarms.id, alarmIds));
+    if (stored.length === 0) return [];
+    const recipients = await recipientsOf(stored.map((a) => a.deviceId));
+    const plans = new Map(stored.map((alarm) => [alarm.id, planWith(alarm, recipients)]));
     const ids = await db.transaction(async (tx) => {
       const claimed = await tx
         .insert(alarmDispatches)
-        .values({ alarmId, sends: sends.length, dispatchedAt: clock.now() })
+        .values(
+          stored.map((a) => ({
+            alarmId: a.id,
+            sends: plans.get(a.id)?.length ?? 0,
+            dispatchedAt: clock.now(),
+          })),
+        )
         .onConflictDoNothing()
-        .returning();
-      if (claimed.length === 0) return [];
-      if (sends.length === 0) return [];
-      const rows = await tx
-        .insert(alarmSends)
-        .values(sends)
-        .onConflictDoNothing()
-        .returning({ id: alarmSends.id });
-      return rows.map((r) => r.id);
+        .returning({ alarmId: alarmDispatches.alarmId });
+      const sends = claimed.flatMap((c) => plans.get(c.alarmId) ?? []);
+      const sendIds: number[] = [];
+      for (let i = 0; i < sends.length; i += 1000) {
+        const rows = await tx
+          .insert(alarmSends)
+          .values(sends.slice(i, i + 1000))
+          .onConflictDoNothing()
+          .returning({ id: alarmSends.id });
+        sendIds.push(...rows.map((r) => r.id));
+      }
+      return sendIds;
     });
     await enqueue(ids);
     return ids;
   }
 
+  const dispatch = (alarmId: number) => dispatchAll([alarmId]);
+
   /**
-   * Alarms arriving in a burst are planned a few at a time: each plan reads several tables
-   * at once, and hundreds in parallel would hold every database connection the gateway
-   * needs to store the next alarms. A backlog waits here (the catch-up covers a stop).
+   * Alarms arriving in a burst are dispatched together. Should a batch fail, its alarms are
+   * tried one by one so that one bad alarm does not hold back the others (the catch-up
+   * covers what still fails).
    */
   const dispatcher = createBatcher<number, void>(async (alarmIds) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(DISPATCH_CONCURRENCY, alarmIds.length) }, async () => {
-        while (next < alarmIds.length) {
-          const alarmId = alarmIds[next++];
-          await dispatch(alarmId).catch((error) =>
-            log.error({ err: error, alarmId }, "alarm notifications not dispatched"),
-          );
-        }
-      }),
-    );
+    try {
+      await dispatchAll(alarmIds);
+    } catch (error) {
+      log.warn({ err: error, alarms: alarmIds.length }, "alarm batch not dispatched: one by one");
+      for (const alarmId of alarmIds)
+        await dispatch(alarmId).catch((err) =>
+          log.error({ err, alarmId }, "alarm notifications not dispatched"),
+        );
+    }
     return alarmIds.map(() => undefined);
   }, 100);
 
@@ -784,7 +849,7 @@ export function createAlarmNotifier(deps: {
       .where(and(isNull(alarmDispatches.alarmId), gte(alarms.createdAt, since)))
       .orderBy(alarms.id)
       .limit(5000);
-    for (const a of missed) await dispatch(a.id);
+    await Promise.all(missed.map((a) => dispatcher.submit(a.id)));
     const pending = await db
       .select({ id: alarmSends.id })
       .from(alarmSends)
@@ -929,8 +994,9 @@ export function createAlarmNotifier(deps: {
     },
     /** Starts pg-boss on the same database and the worker; then catches up. */
     async start() {
+      bossConnection = bossDb(db);
       const instance = new PgBoss({
-        db: bossDb(db),
+        db: bossConnection,
         schema: "pgboss",
         schedule: false,
         supervise: true,
@@ -980,6 +1046,7 @@ export function createAlarmNotifier(deps: {
       boss = null;
       await Promise.allSettled([...inFlight]);
       await instance?.stop({ graceful: true, timeout: 5_000, wait: true, close: false } as never);
+      bossConnection?.detach();
     },
   };
 }

@@ -132,6 +132,21 @@ describe("device gateway", () => {
     await until(async () => !(await deviceRow(d.machineCode)).online);
   });
 
+  it("after a storm of connections and goodbyes, each device shows its last state", async () => {
+    const fleet = await h.provision(operator, 30, "MT8071iE");
+    const connected = await Promise.all(fleet.map((d) => connect(d.machineCode, d.deviceSecret)));
+    // Half leave at once, some of them while their "online" may still be queued.
+    await Promise.all(connected.slice(0, 15).map((c) => c.endAsync()));
+    const states = async () =>
+      Promise.all(fleet.map(async (d) => (await deviceRow(d.machineCode)).online));
+    const expected = fleet.map((_, i) => i >= 15);
+    await until(async () => JSON.stringify(await states()) === JSON.stringify(expected));
+    // Settled: nothing flips afterwards.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await states()).toEqual(expected);
+    await Promise.all(connected.slice(15).map((c) => c.endAsync()));
+  });
+
   it("stores an alarm before acknowledging it, once even when the publish is retried", async () => {
     const d = await provision();
     const told: Array<{ uid: string }> = [];

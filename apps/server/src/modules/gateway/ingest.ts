@@ -14,7 +14,7 @@ import {
   statePayload,
   UPLINK_TOPICS,
 } from "@keyway/protocol";
-import { and, eq, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import { createBatcher } from "../../infra/batcher.ts";
@@ -58,13 +58,20 @@ export function createDeviceIngest(deps: {
     return device ?? null;
   }
 
-  async function authenticate(code: string | undefined, secret: string | undefined) {
-    if (!code || !secret) return null;
-    const [device] = await db
+  type Credentials = { id: number; code: string; secretHash: string };
+  /** Devices connecting together are looked up in one query (a reconnect storm). */
+  const credentialReader = createBatcher<string, Credentials | undefined>(async (codes) => {
+    const rows = await db
       .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
       .from(devices)
-      .where(eq(devices.code, code.trim().toUpperCase()))
-      .limit(1);
+      .where(inArray(devices.code, [...new Set(codes)]));
+    const byCode = new Map(rows.map((row) => [row.code, row]));
+    return codes.map((code) => byCode.get(code));
+  }, 500);
+
+  async function authenticate(code: string | undefined, secret: string | undefined) {
+    if (!code || !secret) return null;
+    const device = await credentialReader.submit(code.trim().toUpperCase());
     const given = Buffer.from(hashToken(secret));
     if (!device || !timingSafeEqual(given, Buffer.from(device.secretHash))) return null;
     return { id: device.id, code: device.code };
@@ -106,20 +113,55 @@ export function createDeviceIngest(deps: {
     ];
   }
 
-  /** Back online: the cloud's own offline alarms of the device have ended. */
-  async function clearOfflineAlarms(deviceId: number, now: Date) {
+  /** Back online: the cloud's own offline alarms of the devices have ended. */
+  async function clearOfflineAlarms(deviceIds: number[], now: Date) {
+    if (deviceIds.length === 0) return;
     await db
       .update(alarms)
       .set({ clearedAt: now })
       .where(
-        and(eq(alarms.deviceId, deviceId), eq(alarms.type, "offline"), isNull(alarms.clearedAt)),
+        and(
+          inArray(alarms.deviceId, deviceIds),
+          eq(alarms.type, "offline"),
+          isNull(alarms.clearedAt),
+        ),
       );
   }
 
-  async function setOnline(device: DeviceIdentity, online: boolean) {
-    const now = clock.now();
-    await db.update(devices).set({ online, lastSeenAt: now }).where(eq(devices.id, device.id));
-    if (online) await clearOfflineAlarms(device.id, now);
+  /**
+   * Connections and disconnections arriving together are written together: a reconnect storm
+   * (a site's router back, the cloud restarted) is thousands at once. Within a batch the last
+   * news of a device wins, as the batches run in arrival order. A device seen online has its
+   * offline alarms cleared by the same statement, so no reader sees one without the other.
+   */
+  const onlineWriter = createBatcher<{ deviceId: number; online: boolean }, void>(
+    async (changes) => {
+      const latest = new Map(changes.map((c) => [c.deviceId, c.online]));
+      const idsOf = (online: boolean) =>
+        [...latest].filter(([, o]) => o === online).map(([id]) => id);
+      const now = clock.now();
+      const back = idsOf(true);
+      const gone = idsOf(false);
+      if (back.length > 0)
+        await db.execute(sql`
+          with cleared as (
+            update ${alarms} set cleared_at = ${now.toISOString()}
+            where ${and(inArray(alarms.deviceId, back), eq(alarms.type, "offline"), isNull(alarms.clearedAt))}
+          )
+          update ${devices} set online = true, last_seen_at = ${now.toISOString()}
+          where ${inArray(devices.id, back)}`);
+      if (gone.length > 0)
+        await db
+          .update(devices)
+          .set({ online: false, lastSeenAt: now })
+          .where(inArray(devices.id, gone));
+      return changes.map(() => undefined);
+    },
+    1000,
+  );
+
+  function setOnline(device: DeviceIdentity, online: boolean): Promise<void> {
+    return onlineWriter.submit({ deviceId: device.id, online });
   }
 
   /**
@@ -198,7 +240,7 @@ export function createDeviceIngest(deps: {
       };
       if (Object.keys(changes).length > 0)
         await db.update(devices).set(changes).where(eq(devices.id, device.id));
-      if (opts.trustState && online) await clearOfflineAlarms(device.id, now);
+      if (opts.trustState && online) await clearOfflineAlarms([device.id], now);
       if (opts.trustState && !online)
         await db
           .update(devices)
