@@ -357,6 +357,14 @@ describe("terminals", () => {
     expect(res.status).toBeLessThan(500);
     expect(res.body).toMatchObject({ hwcode: HW.BAD_REQUEST.code, msg: "Wrong id" });
     expect((await h.call("GET", "/api/user/selectInfo", { token: kim })).status).toBe(200);
+    // Any other integer field alike (a message type here), in Chinese too.
+    const type = (msgwhat: number) =>
+      h.call("POST", "/api/user/getMsgCenterMsgs", { token: kim, lang: "cn", json: { msgwhat } });
+    expect((await type(2147483648)).body).toMatchObject({
+      hwcode: HW.BAD_REQUEST.code,
+      msg: "数值格式错误",
+    });
+    expect((await type(2)).body.hwcode).toBe(0);
   });
 });
 

@@ -58,20 +58,13 @@ export function createDeviceIngest(deps: {
     return device ?? null;
   }
 
-  type Credentials = { id: number; code: string; secretHash: string };
-  /** Devices connecting together are looked up in one query (a reconnect storm). */
-  const credentialReader = createBatcher<string, Credentials | undefined>(async (codes) => {
-    const rows = await db
-      .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
-      .from(devices)
-      .where(inArray(devices.code, [...new Set(codes)]));
-    const byCode = new Map(rows.map((row) => [row.code, row]));
-    return codes.map((code) => byCode.get(code));
-  }, 500);
-
   async function authenticate(code: string | undefined, secret: string | undefined) {
     if (!code || !secret) return null;
-    const device = await credentialReader.submit(code.trim().toUpperCase());
+    const [device] = await db
+      .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
+      .from(devices)
+      .where(eq(devices.code, code.trim().toUpperCase()))
+      .limit(1);
     const given = Buffer.from(hashToken(secret));
     if (!device || !timingSafeEqual(given, Buffer.from(device.secretHash))) return null;
     return { id: device.id, code: device.code };
@@ -113,18 +106,13 @@ export function createDeviceIngest(deps: {
     ];
   }
 
-  /** Back online: the cloud's own offline alarms of the devices have ended. */
-  async function clearOfflineAlarms(deviceIds: number[], now: Date) {
-    if (deviceIds.length === 0) return;
+  /** Back online: the cloud's own offline alarms of the device have ended. */
+  async function clearOfflineAlarms(deviceId: number, now: Date) {
     await db
       .update(alarms)
       .set({ clearedAt: now })
       .where(
-        and(
-          inArray(alarms.deviceId, deviceIds),
-          eq(alarms.type, "offline"),
-          isNull(alarms.clearedAt),
-        ),
+        and(eq(alarms.deviceId, deviceId), eq(alarms.type, "offline"), isNull(alarms.clearedAt)),
       );
   }
 
@@ -240,7 +228,7 @@ export function createDeviceIngest(deps: {
       };
       if (Object.keys(changes).length > 0)
         await db.update(devices).set(changes).where(eq(devices.id, device.id));
-      if (opts.trustState && online) await clearOfflineAlarms([device.id], now);
+      if (opts.trustState && online) await clearOfflineAlarms(device.id, now);
       if (opts.trustState && !online)
         await db
           .update(devices)
