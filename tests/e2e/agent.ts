@@ -30,6 +30,8 @@ export async function startSimulatedAgent(options: {
   deviceSecret: string;
   /** Seconds between the simulated HMI's data reports (the agent's default otherwise). */
   dataEvery?: number;
+  /** A device UI of the test's own ("host:port") instead of the simulated HMI's page. */
+  target?: string;
 }): Promise<SimulatedAgent> {
   const hmiPort = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-agent-"));
@@ -48,6 +50,7 @@ export async function startSimulatedAgent(options: {
       "--simulate",
       "--http-port",
       String(hmiPort),
+      ...(options.target ? ["--target", options.target] : []),
       "--data-dir",
       dataDir,
       ...(options.dataEvery !== undefined ? ["--data-every", String(options.dataEvery)] : []),
@@ -80,8 +83,11 @@ export async function startSimulatedAgent(options: {
  * device cannot be an enterprise's own device) — the set-up of the browser tests that need
  * a live device in both contexts.
  */
-export async function startMaintainedDemo(label: string) {
-  const platform = await startPlatform();
+export async function startMaintainedDemo(
+  label: string,
+  options: Parameters<typeof startPlatform>[0] = {},
+) {
+  const platform = await startPlatform(options);
   const dataDir = mkdtempSync(path.join(tmpdir(), `kw-e2e-${label}-`));
   const demo: DemoDevice = await seedDemoDevice({
     db: platform.db,

@@ -13,7 +13,7 @@ export const WEB_DIST = path.resolve(import.meta.dirname, "../../apps/web/dist")
 export { freePort };
 
 /** Debian's Chromium with the flags this sandbox needs (no background network). */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
@@ -25,6 +25,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }
@@ -37,7 +38,18 @@ export function launchChromium(): Promise<Browser> {
 /** A CSS selector for a `data-testid`. */
 export const tid = (id: string) => `[data-testid="${id}"]`;
 
-export async function startPlatform(options: { config?: Partial<Config> } = {}) {
+export async function startPlatform(
+  options: {
+    config?: Partial<Config>;
+    /**
+     * A host name of its own for the platform (e.g. `keyway.test`), resolved to loopback by
+     * Chromium together with its sub-domains: visit hosts are then the same site as Keyway,
+     * as on a real domain (`*.visit.localhost` is another site than `localhost`).
+     */
+    host?: string;
+  } = {},
+) {
+  const host = options.host ?? "localhost";
   const smtp = await startSmtpServer();
   const database = await createTestDatabase();
   const port = await freePort();
@@ -45,7 +57,7 @@ export async function startPlatform(options: { config?: Partial<Config> } = {}) 
     config: testConfig({
       SMTP_URL: smtp.url,
       WEB_DIST,
-      PUBLIC_URL: `http://localhost:${port}`,
+      PUBLIC_URL: `http://${host}:${port}`,
       ...options.config,
     }),
     db: database.db,
@@ -54,14 +66,16 @@ export async function startPlatform(options: { config?: Partial<Config> } = {}) 
   });
   await seedDemo(app.services.accounts);
   await app.listen({ port, host: "127.0.0.1" });
-  const browser = await launchChromium();
+  const browser = await launchChromium(
+    options.host ? [`--host-resolver-rules=MAP ${host} 127.0.0.1, MAP *.${host} 127.0.0.1`] : [],
+  );
   return {
     app,
     db: database.db,
     smtp,
     browser,
     port,
-    url: (pathname: string, host = "localhost") => `http://${host}:${port}${pathname}`,
+    url: (pathname: string, at = host) => `http://${at}:${port}${pathname}`,
     /**
      * Logs in on the desktop login page by e-mail (the demo user unless told) and waits for
      * the side navigation.
@@ -72,7 +86,7 @@ export async function startPlatform(options: { config?: Partial<Config> } = {}) 
       language = "en",
     ) {
       page.setDefaultTimeout(20_000);
-      await page.goto(`http://localhost:${port}/login?language=${language}`);
+      await page.goto(`http://${host}:${port}/login?language=${language}`);
       await page.click(tid("login-tab-email"));
       await page.fill(tid("login-email"), who.email);
       await page.fill(tid("login-password"), who.password);

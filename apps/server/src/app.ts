@@ -20,6 +20,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
@@ -74,6 +75,7 @@ import { createReportingService } from "./modules/reporting/service.ts";
 import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
+import { createVisitHosts } from "./modules/visits/hosts.ts";
 import { createRelay } from "./modules/visits/relay.ts";
 import { visitRoutes } from "./modules/visits/routes.ts";
 import { createVisitService } from "./modules/visits/service.ts";
@@ -141,6 +143,15 @@ export async function buildApp(deps: AppDeps) {
   app.decorateRequest("caller", null);
   registerEnvelope(app);
   app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
+  // Visit hosts only under the configured domain (VISIT_DOMAIN, or visit.<PUBLIC_URL host>).
+  const visitHosts = createVisitHosts({
+    publicUrl: config.PUBLIC_URL,
+    visitDomain: config.VISIT_DOMAIN,
+  });
+  registerOriginCheck(app, {
+    publicUrl: config.PUBLIC_URL,
+    isVisit: (request) => Boolean(relay?.route(request.raw)),
+  });
 
   await app.register(cookie);
   await app.register(formbody);
@@ -277,9 +288,15 @@ export async function buildApp(deps: AppDeps) {
     access,
     tunnels,
     publicUrl: config.PUBLIC_URL,
+    hosts: visitHosts,
     recheckMs: deps.visitRecheckMs,
   });
-  const visitRelay = createRelay({ visits, publicUrl: config.PUBLIC_URL, log: app.log });
+  const visitRelay = createRelay({
+    visits,
+    hosts: visitHosts,
+    publicUrl: config.PUBLIC_URL,
+    log: app.log,
+  });
   relay = visitRelay;
   // Data reporting: points queued before the device's PUBACK, delivered to project servers.
   const reporting = createReportingService({
@@ -368,6 +385,7 @@ export async function buildApp(deps: AppDeps) {
       mapTileAttribution: config.MAP_TILE_ATTRIBUTION,
       newVersionUrl: config.NEW_VERSION_URL ?? null,
       apiDocUrl: "/apiDoc",
+      visitDomain: config.VISIT_DOMAIN ?? null,
     },
     enterprises,
   });

@@ -86,6 +86,22 @@ const envSchema = z.object({
   ONELINK_ENDPOINT: z.url().default("https://api.iot.10086.cn/v5"),
   /** Defaults to http://localhost:<PORT>. */
   PUBLIC_URL: z.url().optional(),
+  /**
+   * A registrable domain of its own for visit hosts (`<visit-id>.<VISIT_DOMAIN>`), as GitHub
+   * serves user content from githubusercontent.com; unset: `<visit-id>.visit.<PUBLIC_URL host>`.
+   */
+  VISIT_DOMAIN: z
+    .string()
+    .transform((v) => v.trim().toLowerCase().replace(/\.$/, ""))
+    .pipe(
+      z
+        .string()
+        .regex(
+          /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/,
+          "must be a DNS name with at least two labels, e.g. keyway-visit.example.net (no scheme, no port)",
+        ),
+    )
+    .optional(),
   SECRET_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)")
@@ -151,12 +167,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `Invalid configuration:\n${missing.map((k) => `  ${k}: required when IOT_CARRIER=onelink`).join("\n")}`,
       );
   }
+  const publicUrl = (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, "");
+  if (values.VISIT_DOMAIN) {
+    // Under the platform's own name (or the other way round) the device pages would be the
+    // same site as Keyway again: cookies tossed across, no isolation gained (docs/security.md).
+    const host = new URL(publicUrl).hostname.toLowerCase();
+    const domain = values.VISIT_DOMAIN;
+    if (host === domain || host.endsWith(`.${domain}`) || domain.endsWith(`.${host}`))
+      throw new ConfigError(
+        `Invalid configuration:\n  VISIT_DOMAIN: must not be ${host} nor under or above it; use a registrable domain of its own`,
+      );
+  }
   const dataDir = path.resolve(values.DATA_DIR);
   return {
     ...values,
     DATA_DIR: dataDir,
     DEMO: values.DEMO === "1",
-    PUBLIC_URL: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ""),
+    PUBLIC_URL: publicUrl,
     SECRET_KEY: values.SECRET_KEY ?? secretKeyFromDataDir(dataDir),
   };
 }

@@ -30,6 +30,11 @@ export const HW = {
   OPERATION_FAILED: entry(420, "操作失败", "Operation failed"),
   RATE_LIMITED: entry(429, "请求过于频繁，请稍后再试", "Too many requests, please try again later"),
   SERVER_ERROR: entry(500, "服务器接口错误", "Server-api Error"),
+  CROSS_SITE_REFUSED: entry(
+    "00010101",
+    "拒绝来自其他网站的请求",
+    "A request from another site was refused",
+  ),
   VISIT_TIMEOUT: entry(504, "云访问超时", "Cloud visit timeout"),
   VISIT_PASSWORD_ERROR: entry(505, "密码错误", "Password error"),
   TOO_FREQUENT: entry(507, "请求过于频繁", "Requests too frequent"),
@@ -220,6 +225,11 @@ export const HW = {
     "08011102",
     "该用户不在项目中",
     "This user is not in the project",
+  ),
+  PROJECT_TRANSFER_TARGET_DISABLED: entry(
+    "08011401",
+    "对方账号未开通项目功能，不能接收个人项目",
+    "The new owner's account does not have projects enabled",
   ),
   PROJECT_MACHINE_TAKEN: entry(
     "08011201",

@@ -201,4 +201,9 @@ export interface ClientConfig {
   newVersionUrl: string | null;
   /** Where the API documentation is served. */
   apiDocUrl: string;
+  /**
+   * VISIT_DOMAIN: visit hosts on a registrable domain of their own, which the operator made
+   * resolve; visits then always open there. Null: `<id>.visit.<host>` or the path form.
+   */
+  visitDomain: string | null;
 }

@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "./envelope.ts";
 
-/** Who is calling: resolved from the `cloudtoken` header (or the `token` cookie). */
+/**
+ * Who is calling: resolved from the `cloudtoken` header only. The `token` cookie is the web
+ * app's own storage and never a credential here: a browser attaches cookies to requests that
+ * another page (a device's page on a visit host, a cross-site form) makes, but only script
+ * on Keyway's own origin can set the header (docs/security.md).
+ */
 export interface Caller {
   userId: number;
   terminalId: number;
@@ -20,7 +25,7 @@ export type ResolveToken = (token: string) => Promise<Omit<Caller, "token"> | nu
 export function tokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers.cloudtoken;
   const value = Array.isArray(header) ? header[0] : header;
-  return value || request.cookies?.token || undefined;
+  return value || undefined;
 }
 
 /** Route guard (run as preValidation, so a bad token is refused before the body is judged): 401 with hwcode 113 for a missing, unknown or expired token. */

@@ -28,6 +28,16 @@ describe("visitHref", () => {
       expect(visitHref(visit, { hostname, origin })).toBe(`${origin}/visit/abc/?kw_ticket=t1`);
     }
   });
+
+  it("opens a visit domain of its own (VISIT_DOMAIN) even from an IP address", () => {
+    const dedicated = { ...visit, url: "https://abc.kw-visit.example.net/?kw_ticket=t1" };
+    const here = { hostname: "192.168.1.20", origin: "http://192.168.1.20:8080" };
+    expect(visitHref(dedicated, here, "kw-visit.example.net")).toBe(dedicated.url);
+    // A url not under the configured domain is not trusted to resolve.
+    expect(visitHref(visit, here, "kw-visit.example.net")).toBe(
+      "http://192.168.1.20:8080/visit/abc/?kw_ticket=t1",
+    );
+  });
 });
 
 describe("connectStateOf", () => {

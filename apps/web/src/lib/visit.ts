@@ -25,21 +25,31 @@ export function subdomainsResolve(hostname: string): boolean {
 }
 
 /**
- * Where to open a visit (decision 42): its own host (`url`, `<visit-id>.visit.<host>`, where
- * the device's absolute paths and cookies work unchanged) unless this page's host cannot have
- * resolvable sub-domains; then the path form `/visit/<id>/` on this page's own origin, which
- * is reachable since this page was.
+ * Where to open a visit (decision 42): its own host (`url`: `<visit-id>.<VISIT_DOMAIN>` when
+ * the operator set one, else `<visit-id>.visit.<host>`, where the device's absolute paths and
+ * cookies work unchanged) unless that cannot resolve for this page's host; then the path
+ * form `/visit/<id>/` on this page's own origin, which is reachable since this page was.
  */
 export function visitHref(
   visit: Pick<VisitUrl, "url" | "path_url">,
   here: { hostname: string; origin: string } = window.location,
+  visitDomain: string | null = null,
 ): string {
+  if (visitDomain && hostOf(visit.url).endsWith(`.${visitDomain}`)) return visit.url;
   if (subdomainsResolve(here.hostname)) return visit.url;
   try {
     const path = new URL(visit.path_url);
     return new URL(`${path.pathname}${path.search}`, here.origin).href;
   } catch {
     return visit.path_url;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return "";
   }
 }
 

@@ -293,7 +293,13 @@ describe("SCADA registration", () => {
       log: h.app.log,
       notifier: { enqueue: h.app.services.notifier.enqueue, deliverDue: async () => 0 },
       supportEmail: "support@keyway.local",
-      client: { mapTileUrl: "", mapTileAttribution: "", newVersionUrl: null, apiDocUrl: "" },
+      client: {
+        mapTileUrl: "",
+        mapTileAttribution: "",
+        newVersionUrl: null,
+        apiDocUrl: "",
+        visitDomain: null,
+      },
       enterprises: h.app.services.enterprises,
     });
     const form = scadaRegisterForm.parse({ ...SCADA, email: "burst@acme-water.example" });

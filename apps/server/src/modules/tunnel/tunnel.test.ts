@@ -371,22 +371,34 @@ describe("visit URLs", () => {
     expect((await request(`${origin}/`, { cookie: second.cookie })).status).toBe(403);
   });
 
-  it("work under /visit/<id>/ where wildcard DNS is missing", async () => {
+  it("work under /visit/<id>.<key>/ where wildcard DNS is missing, sandboxed, cookies kept on the server", async () => {
     const v = (await visitUrl(owner)).body.hwdata;
-    const { cookie, location, setCookie } = await openVisit(v.path_url);
-    expect(location).toBe(`/visit/${v.visit_id}/`);
-    expect(setCookie).toContain(`Path=/visit/${v.visit_id}/`);
-    const bare = await request(`http://127.0.0.1:${port}/visit/${v.visit_id}`, { cookie });
-    expect(bare.headers.location).toBe(`/visit/${v.visit_id}/`);
-    const home = await request(`http://127.0.0.1:${port}/visit/${v.visit_id}/`, { cookie });
+    const first = await request(v.path_url);
+    expect(first.status).toBe(302);
+    // No cookie: the key of the visit moves into the path (a sandboxed page sends none).
+    expect(first.headers["set-cookie"]).toBeUndefined();
+    const location = first.headers.location ?? "";
+    expect(location).toMatch(new RegExp(`^/visit/${v.visit_id}\\.[A-Za-z0-9_-]{43}/$`));
+    const base = `http://127.0.0.1:${port}${location}`;
+    const bare = await request(base.replace(/\/$/, ""));
+    expect(bare.headers.location).toBe(location);
+    // Keyway's own cookies (the login token) never reach the device.
+    const home = await request(base, { cookie: "token=visitor-login; lang=en" });
     expect(home.body.toString()).toContain("HMI home");
-    expect(home.headers["set-cookie"]?.[0]).toBe(
-      `hmi_session=abc; Path=/visit/${v.visit_id}/; HttpOnly`,
-    );
-    const moved = await request(`http://127.0.0.1:${port}/visit/${v.visit_id}/redirect`, {
-      cookie,
-    });
-    expect(moved.headers.location).toBe(`http://127.0.0.1:${port}/visit/${v.visit_id}/landing`);
+    expect(web.lastHeaders.cookie).toBeUndefined();
+    // The device's page runs in an opaque origin and leaks no key in a Referer.
+    expect(home.headers["content-security-policy"]).toMatch(/^sandbox /);
+    expect(home.headers["content-security-policy"]).not.toContain("allow-same-origin");
+    expect(home.headers["referrer-policy"]).toBe("no-referrer");
+    // Its session cookie stays in the visit's jar on the server and comes back to it.
+    expect(home.headers["set-cookie"]).toBeUndefined();
+    const moved = await request(`${base}redirect`);
+    expect(web.lastHeaders.cookie).toBe("hmi_session=abc");
+    expect(moved.headers.location).toBe(`http://127.0.0.1:${port}${location}landing`);
+    // Without the key, or with another, the visit is refused.
+    expect((await request(`http://127.0.0.1:${port}/visit/${v.visit_id}/`)).status).toBe(403);
+    const forged = `http://127.0.0.1:${port}/visit/${v.visit_id}.${"A".repeat(43)}/`;
+    expect((await request(forged)).status).toBe(403);
   });
 
   it("are issued to the enterprise team that maintains the device, and to nobody else there", async () => {

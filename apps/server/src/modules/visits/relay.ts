@@ -9,14 +9,32 @@ import { createWebSocketStream, type WebSocket } from "ws";
 import { AppError } from "../../http/envelope.ts";
 import type { Actor } from "../access/service.ts";
 import { DeviceOfflineError } from "../tunnel/service.ts";
+import type { VisitHosts } from "./hosts.ts";
 import type { VisitService, VisitSession } from "./service.ts";
 
 /** The visit cookie: the ticket of the visit URL, exchanged on first open. */
 export const VISIT_COOKIE = "kw_visit";
 export const TICKET_PARAM = "kw_ticket";
 
-const VISIT_HOST = /^([a-z2-7]{26})\.visit\./;
-const VISIT_PATH = /^\/visit\/([a-z2-7]{26})(\/[^?]*)?(\?.*)?$/;
+/**
+ * Path mode: `/visit/<id>/?kw_ticket=T` is claimed once and moves to `/visit/<id>.<key>/`,
+ * where the key (the visit's secret, 256 bits) stands in for the cookie a sandboxed page
+ * cannot carry.
+ */
+const VISIT_PATH = /^\/visit\/([a-z2-7]{26})(?:\.([A-Za-z0-9_-]{43}))?(\/[^?]*)?(\?.*)?$/;
+
+/**
+ * Path mode answers run in an opaque origin (docs/security.md): no access to Keyway's
+ * cookies, storage or API as the visitor, no top navigation of the visitor's tab; the rest
+ * a device UI needs (scripts, forms, pop-ups that stay sandboxed, dialogs, downloads) stays.
+ */
+const PATH_MODE_HEADERS = [
+  "Content-Security-Policy",
+  "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads allow-pointer-lock",
+  // The key is in the URL: no page may carry it away in a Referer.
+  "Referrer-Policy",
+  "no-referrer",
+];
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -42,30 +60,14 @@ export const TCP_CLOSE: Partial<Record<HwKey, number>> = {
 
 interface Route {
   id: string;
-  /** "/visit/<id>" in path mode, "" on the visit host. */
+  /** "/visit/<id>.<key>" (or "/visit/<id>" before the claim) in path mode, "" on the visit host. */
   prefix: string;
   /** The device's path and query. */
   path: string;
-  /** Path mode: whether the URL went on past `/visit/<id>` with a slash. */
+  /** Path mode: the visit's key from the URL (undefined before the claim). */
+  key?: string;
+  /** Path mode: whether the URL went on past the prefix with a slash. */
   trailingSlash?: boolean;
-}
-
-function route(request: IncomingMessage): Route | null {
-  const host = (request.headers.host ?? "").toLowerCase();
-  const url = request.url ?? "/";
-  const byHost = VISIT_HOST.exec(host);
-  if (byHost) return { id: byHost[1], prefix: "", path: url.startsWith("/") ? url : `/${url}` };
-  const byPath = VISIT_PATH.exec(url);
-  if (byPath) {
-    const prefix = `/visit/${byPath[1]}`;
-    return {
-      id: byPath[1],
-      prefix,
-      path: `${byPath[2] ?? "/"}${byPath[3] ?? ""}`,
-      trailingSlash: byPath[2] !== undefined,
-    };
-  }
-  return null;
 }
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
@@ -76,17 +78,46 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-/** The Cookie header without Keyway's own cookies (the device never sees them). */
-function deviceCookies(header: string, pathMode: boolean): string {
-  const own = new Set([VISIT_COOKIE, ...(pathMode ? ["token", "lang"] : [])]);
+/** The Cookie header of a visit host without Keyway's visit cookie (the device never sees it). */
+function deviceCookies(header: string): string {
   return header
     .split(";")
     .filter((part) => {
       const name = part.split("=")[0]?.trim();
-      return name && !own.has(name);
+      return name && name !== VISIT_COOKIE;
     })
     .map((p) => p.trim())
     .join("; ");
+}
+
+/** Path mode: a device's Set-Cookie goes into the visit's jar (deleted when it expires it). */
+function keepCookie(jar: Map<string, string>, setCookie: string, now: number) {
+  const [pair, ...attributes] = setCookie.split(";");
+  const eq = pair.indexOf("=");
+  if (eq <= 0) return;
+  const name = pair.slice(0, eq).trim();
+  let gone = false;
+  for (const attribute of attributes) {
+    const [key, ...rest] = attribute.split("=");
+    const value = rest.join("=").trim();
+    const lower = key.trim().toLowerCase();
+    if (lower === "max-age" && Number(value) <= 0) gone = true;
+    if (lower === "expires" && Date.parse(value) <= now) gone = true;
+  }
+  if (gone) jar.delete(name);
+  // Bounded: a device cannot grow the server's memory through its cookies.
+  else if (jar.has(name) || jar.size < 64)
+    jar.set(
+      name,
+      pair
+        .slice(eq + 1)
+        .trim()
+        .slice(0, 4096),
+    );
+}
+
+function jarHeader(jar: Map<string, string>): string {
+  return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
 }
 
 /**
@@ -98,12 +129,36 @@ function deviceCookies(header: string, pathMode: boolean): string {
  */
 export function createRelay(deps: {
   visits: VisitService;
+  hosts: VisitHosts;
   publicUrl: string;
   log: FastifyBaseLogger;
 }) {
-  const { visits, log } = deps;
+  const { visits, hosts, log } = deps;
   const secure = deps.publicUrl.startsWith("https:");
   const publicProto = secure ? "https" : "http";
+
+  /** The visit a request belongs to: by its host (under the visit domain only) or its path. */
+  function route(request: IncomingMessage): Route | null {
+    const url = request.url ?? "/";
+    const byHost = hosts.idOfHost(request.headers.host);
+    if (byHost) return { id: byHost, prefix: "", path: url.startsWith("/") ? url : `/${url}` };
+    const byPath = VISIT_PATH.exec(url);
+    if (!byPath) return null;
+    const key = byPath[2];
+    return {
+      id: byPath[1],
+      prefix: key ? `/visit/${byPath[1]}.${key}` : `/visit/${byPath[1]}`,
+      path: `${byPath[3] ?? "/"}${byPath[4] ?? ""}`,
+      key,
+      trailingSlash: byPath[3] !== undefined,
+    };
+  }
+
+  /** The visit of a request: the cookie on a visit host, the key in the path in path mode. */
+  function sessionFor(request: IncomingMessage, r: Route): Promise<VisitSession> {
+    if (r.prefix) return visits.byCookie(r.id, r.key);
+    return visits.byCookie(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
+  }
 
   /** onRequest hook: visit traffic is taken out of Fastify before any route sees it. */
   async function onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -157,15 +212,20 @@ export function createRelay(deps: {
       )
         continue;
       if (lower === "cookie") {
-        value = deviceCookies(value, r.prefix !== "");
+        // Path mode: the browser's cookies are Keyway's (token, lang); the device's are in the jar.
+        if (r.prefix) continue;
+        value = deviceCookies(value);
         if (!value) continue;
       }
-      // The device sees itself as the origin, as if the browser stood on its LAN.
-      if (lower === "origin" && value === origin) value = deviceOrigin;
+      // The device sees itself as the origin, as if the browser stood on its LAN (a
+      // sandboxed path-mode page says "null").
+      if (lower === "origin" && (value === origin || (r.prefix && value === "null")))
+        value = deviceOrigin;
       if (lower === "referer" && value.startsWith(`${origin}${r.prefix}`))
         value = deviceOrigin + (value.slice(origin.length + r.prefix.length) || "/");
       out.push(name, value);
     }
+    if (r.prefix && session.jar.size > 0) out.push("Cookie", jarHeader(session.jar));
     const client = request.socket.remoteAddress?.replace(/^::ffff:/, "") ?? "";
     const forwardedFor = request.headers["x-forwarded-for"];
     out.push(
@@ -195,6 +255,10 @@ export function createRelay(deps: {
       const lower = name.toLowerCase();
       let value = raw[i + 1];
       if (HOP_BY_HOP.has(lower)) continue;
+      // Clear-Site-Data reaches the whole site (Keyway's own cookies too); the pages' policy
+      // is ours in path mode.
+      if (lower === "clear-site-data") continue;
+      if (r.prefix && lower === "referrer-policy") continue;
       if (lower === "location") {
         // The device names itself by its LAN address; the browser must stay on the visit.
         for (const self of [`http://${session.target}`, `https://${session.target}`]) {
@@ -203,15 +267,17 @@ export function createRelay(deps: {
         if (r.prefix && value.startsWith("/") && !value.startsWith("//")) value = r.prefix + value;
       }
       if (lower === "set-cookie") {
-        // Cookies stay on the visit host (or under the visit's path).
+        // Path mode: kept in the visit's jar on the server, never set on Keyway's host.
+        if (r.prefix) {
+          keepCookie(session.jar, value, Date.now());
+          continue;
+        }
+        // Cookies stay on the visit host.
         value = value.replace(/;\s*domain=[^;]*/gi, "");
-        if (r.prefix)
-          value = /;\s*path=/i.test(value)
-            ? value.replace(/(;\s*path=)(\/?)/i, (_m, p1: string) => `${p1}${r.prefix}/`)
-            : `${value}; Path=${r.prefix}/`;
       }
       out.push(name, value);
     }
+    if (r.prefix) out.push(...PATH_MODE_HEADERS);
     return out;
   }
 
@@ -227,9 +293,16 @@ export function createRelay(deps: {
         const url = new URL(r.path, "http://visit");
         url.searchParams.delete(TICKET_PARAM);
         clearHeaders(response);
+        // On a visit host the secret becomes the visit cookie; in path mode it goes into the
+        // path, since the sandboxed page's requests carry no cookies.
+        const pathMode = r.prefix !== "";
         response.writeHead(302, {
-          location: `${r.prefix}${url.pathname}${url.search}`,
-          "set-cookie": `${VISIT_COOKIE}=${cookie}; Path=${r.prefix || ""}/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
+          location: `${pathMode ? `/visit/${r.id}.${cookie}` : ""}${url.pathname}${url.search}`,
+          ...(pathMode
+            ? {}
+            : {
+                "set-cookie": `${VISIT_COOKIE}=${cookie}; Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
+              }),
           "cache-control": "no-store",
           "referrer-policy": "no-referrer",
           "content-length": "0",
@@ -238,14 +311,14 @@ export function createRelay(deps: {
         return;
       }
       if (r.prefix && !r.trailingSlash) {
-        // Relative links of the device's pages resolve against /visit/<id>/, not /visit/.
+        // Relative links of the device's pages resolve against /visit/<id>.<key>/, not /visit/.
         request.resume();
         clearHeaders(response);
         response.writeHead(301, { location: `${r.prefix}${r.path}`, "content-length": "0" });
         response.end();
         return;
       }
-      session = await visits.byCookie(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
+      session = await sessionFor(request, r);
     } catch (error) {
       request.resume();
       return refuse(response, error);
@@ -289,10 +362,7 @@ export function createRelay(deps: {
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, r: Route) {
     socket.on("error", () => socket.destroy());
     try {
-      const session = await visits.byCookie(
-        r.id,
-        cookieValue(request.headers.cookie, VISIT_COOKIE),
-      );
+      const session = await sessionFor(request, r);
       const stream = await visits.openStream(session, null);
       visits.hold(session, socket);
       const headers = requestHeaders(request, session, r, true);

@@ -22,6 +22,7 @@ import type { Actor } from "../access/service.ts";
 import { terminals, users } from "../accounts/schema.ts";
 import { deviceLinks } from "../devices/schema.ts";
 import { DeviceOfflineError, type TunnelHub } from "../tunnel/service.ts";
+import type { VisitHosts } from "./hosts.ts";
 import { type Visit, visits } from "./schema.ts";
 
 /** Bus topics of this module: every node cuts the streams it holds. */
@@ -60,6 +61,11 @@ export interface VisitSession {
   /** Sockets handed over whole (WebSocket upgrades, TCP forwards), cut with the visit. */
   readonly sockets: Set<{ destroy(error?: Error): void }>;
   agent: TunnelAgent | null;
+  /**
+   * Path mode's cookie jar: the device's cookies kept here, never in the browser (its page
+   * runs sandboxed, in an opaque origin that sends and stores no cookies).
+   */
+  readonly jar: Map<string, string>;
   targets: Set<string>;
   targetsDirty: boolean;
   /** Bytes of the row when loaded plus those of closed streams. */
@@ -118,6 +124,7 @@ export function createVisitService(deps: {
   access: { rights(actor: Actor, deviceId: number): Promise<ConnectRight> };
   tunnels: TunnelHub;
   publicUrl: string;
+  hosts: VisitHosts;
   /** How often open visits are re-checked (ms). */
   recheckMs?: number;
   /** A visit with no stream for this long ends (ms, by the clock). */
@@ -131,23 +138,15 @@ export function createVisitService(deps: {
   const linkTtlMs = deps.linkTtlMs ?? 60_000;
   /** A passed check serves new streams this long (ms); rights events invalidate it. */
   const freshMs = 1000;
-  const publicUrl = new URL(deps.publicUrl);
   const sessions = new Map<string, VisitSession>();
 
   // ---- URLs ----
-
-  /** The visit host for a visit id: `<id>.visit.<public host>`; null when the host is an IP. */
-  function visitOrigin(id: string): string | null {
-    const host = publicUrl.hostname;
-    if (/^[\d.]+$/.test(host) || host.includes(":") || host.startsWith("[")) return null;
-    return `${publicUrl.protocol}//${id}.visit.${publicUrl.host}`;
-  }
 
   function urlsOf(id: string, ticket: string) {
     const query = `?kw_ticket=${ticket}`;
     const base = deps.publicUrl.replace(/\/$/, "");
     const pathUrl = `${base}/visit/${id}/${query}`;
-    const origin = visitOrigin(id);
+    const origin = deps.hosts.originOf(id);
     return { url: origin ? `${origin}/${query}` : pathUrl, path_url: pathUrl };
   }
 
@@ -222,6 +221,7 @@ export function createVisitService(deps: {
       streams: new Set(),
       sockets: new Set(),
       agent: null,
+      jar: new Map(),
       targets: new Set(
         visit.target
           .split(",")
@@ -723,7 +723,6 @@ export function createVisitService(deps: {
     agentOf,
     hold,
     touch,
-    visitOrigin,
     rightsChanged,
     linkChanged,
     list,

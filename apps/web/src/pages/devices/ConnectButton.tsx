@@ -3,6 +3,7 @@ import type { Machine } from "@keyway/shared";
 import { App, Button, Tooltip } from "antd";
 import { useCallback, useState } from "react";
 import { ApiError } from "../../api/errors.ts";
+import { useClientConfig } from "../../api/portal.ts";
 import { type VisitUrl, visitsApi } from "../../api/visits.ts";
 import { useLang } from "../../i18n/index.ts";
 import { terminalUUID } from "../../lib/terminal.ts";
@@ -51,6 +52,7 @@ export function useConnect() {
   const { t } = useLang();
   const { notification } = App.useApp();
   const [pending, setPending] = useState<ReadonlySet<number>>(() => new Set());
+  const visitDomain = useClientConfig().data?.visitDomain ?? null;
 
   const mark = useCallback((id: number, on: boolean) => {
     setPending((current) => {
@@ -109,7 +111,7 @@ export function useConnect() {
       } finally {
         mark(id, false);
       }
-      const href = visitHref(visit);
+      const href = visitHref(visit, window.location, visitDomain);
       if (tab && !tab.closed) {
         tab.location.replace(href);
         notification.success({
@@ -142,7 +144,7 @@ export function useConnect() {
         props: statusProps("online", id),
       });
     },
-    [t, notification, mark],
+    [t, notification, mark, visitDomain],
   );
 
   return { connect, isPending: (id: number) => pending.has(id) };
