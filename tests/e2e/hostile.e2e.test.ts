@@ -22,6 +22,7 @@ const ATTACKER = "operator@keyway.local";
 
 /** The device's page: every attempt's outcome ends up in <pre id="out"> as JSON. */
 function hostilePage(platform: string, deviceId: number): string {
+  const parent = new URL(platform).hostname;
   return `<!doctype html><html><head><meta charset="utf-8"><title>HMI</title></head><body>
 <h1>Totally normal HMI</h1>
 <iframe name="sink" style="display:none"></iframe>
@@ -31,12 +32,20 @@ function hostilePage(platform: string, deviceId: number): string {
 <iframe id="frame" src="${platform}/index" style="width:300px;height:150px"></iframe>
 <pre id="out">running</pre>
 <script>
+const PARENT = "${parent}";
 const out = {};
 const attempt = async (name, f) => {
   try { out[name] = await f(); } catch (e) { out[name] = "ERR " + (e && e.name); }
 };
 (async () => {
   await attempt("cookie", () => document.cookie);
+  // Cookie tossing: its own account's token for Keyway's parent domain, also on a longer path
+  // (listed first there), so that the visitor would act in the attacker's account.
+  await attempt("toss", () => {
+    for (const path of ["/", "/index", "/msgCenter"])
+      document.cookie = "token=TOSSED; Domain=" + PARENT + "; Path=" + path;
+    return document.cookie;
+  });
   await attempt("localStorage", () => JSON.stringify(Object.entries(localStorage)));
   await attempt("sessionStorage", () => JSON.stringify(Object.entries(sessionStorage)));
   const form = "machineID=${deviceId}&account=" + encodeURIComponent("${ATTACKER}");
@@ -182,6 +191,17 @@ describe("a hostile device page", () => {
     expect(out.iframe).toMatch(/^ERR/);
     expect(out.popup).toMatch(/^ERR|^blocked$/);
     expect(await bkeysOf(token)).toBe(before);
+    // The tossed cookies reached Keyway's site, but its pages keep using the visitor's token.
+    expect(out.toss).toContain("TOSSED");
+    const keyway = page.context().pages()[0];
+    const sent: string[] = [];
+    keyway.on("request", (request) => {
+      const header = request.headers().cloudtoken;
+      if (header) sent.push(header);
+    });
+    await keyway.goto(fixture.platform.url("/msgCenter?language=en"));
+    await expect.poll(() => sent.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(sent.every((value) => value === token)).toBe(true);
   });
 
   it("in path mode on Keyway's own origin runs sandboxed and reaches nothing either", async () => {

@@ -2,12 +2,18 @@ import { DAY_MS } from "@keyway/shared";
 
 /** Minimal cookie helpers (path "/", SameSite=Lax). `days` undefined = session cookie. */
 export function getCookie(name: string): string | undefined {
+  return getCookies(name)[0];
+}
+
+/** Every value of cookies named `name` (others' with a Domain or a longer Path come too). */
+export function getCookies(name: string): string[] {
   const prefix = `${encodeURIComponent(name)}=`;
+  const values: string[] = [];
   for (const part of document.cookie.split(";")) {
     const item = part.trim();
-    if (item.startsWith(prefix)) return decodeURIComponent(item.slice(prefix.length));
+    if (item.startsWith(prefix)) values.push(decodeURIComponent(item.slice(prefix.length)));
   }
-  return undefined;
+  return values;
 }
 
 export function setCookie(name: string, value: string, days?: number): void {

@@ -1,11 +1,20 @@
 import { TOKEN_COOKIE_DAYS } from "@keyway/shared";
 import { queryClient } from "../api/queryClient.ts";
 import { useAppStore } from "../store/app.ts";
-import { COOKIE, getCookie, removeCookie, setCookie } from "./cookies.ts";
+import { COOKIE, getCookies, removeCookie, setCookie } from "./cookies.ts";
 import { navigateTo } from "./navigation.ts";
+import { STORAGE_KEY, safeStorage } from "./storage.ts";
 
+/**
+ * The login token: the `token` cookie (SPEC §4), but only the one this app wrote. A device
+ * page on a visit host of the same site can set a `token` cookie for the parent domain
+ * (cookie tossing, docs/security.md); the copy in this origin's storage tells ours apart.
+ */
 export function getToken(): string | undefined {
-  return getCookie(COOKIE.token) || undefined;
+  const values = getCookies(COOKIE.token).filter(Boolean);
+  const ours = safeStorage.get(STORAGE_KEY.tokenCopy);
+  if (ours) return values.includes(ours) ? ours : undefined;
+  return values[0];
 }
 
 export function hasToken(): boolean {
@@ -15,6 +24,7 @@ export function hasToken(): boolean {
 /** Keep-login: the token cookie lives TOKEN_COOKIE_DAYS; otherwise it is a session cookie. */
 export function saveToken(token: string, keepLogin: boolean): void {
   setCookie(COOKIE.token, token, keepLogin ? TOKEN_COOKIE_DAYS : undefined);
+  safeStorage.set(STORAGE_KEY.tokenCopy, token);
 }
 
 /**

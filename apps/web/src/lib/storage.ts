@@ -28,4 +28,6 @@ export const STORAGE_KEY = {
   version: "keyway.version",
   lang: "keyway.lang",
   terminalUUID: "keyway.terminalUUID",
+  /** Which `token` cookie is ours (see session.ts getToken). */
+  tokenCopy: "keyway.token",
 } as const;
