@@ -201,6 +201,7 @@ export async function buildApp(deps: AppDeps) {
     clock,
     secretKey: config.SECRET_KEY,
     todayDeviceCounts: (eid, userId, ids) => alarmNotify.todayDeviceCounts(eid, userId, ids),
+    enterpriseScope: (viewer, eid) => enterprises.deviceScope(viewer, eid),
   });
   const alarmNotify = createAlarmNotifier({
     db,

@@ -533,6 +533,46 @@ describe("authority centre", () => {
     expect(memberTypes).not.toContain(MESSAGE_TYPE.alarm);
   });
 
+  it("lets nobody silence the Akey or another Bkey, but each approver their own alarms", async () => {
+    const { owner, machineID } = await ownedDevice();
+    const one = await person("One");
+    const two = await person("Two");
+    await addBkey(owner, machineID, one.email);
+    await addBkey(owner, machineID, two.email);
+    const alarm = (by: Person, target: Person, on: 0 | 1, lang: "en" | "cn" = "en") =>
+      h.call("POST", "/api/machine/limitAlarmSet", {
+        form: { machineID, userId: target.userId, alarm: on },
+        token: by.token,
+        lang,
+      });
+    expect((await alarm(one, owner, 0, "cn")).body).toMatchObject({
+      hwcode: HW.AKEY_UNCHANGEABLE.code,
+      msg: HW.AKEY_UNCHANGEABLE.zh,
+    });
+    expect((await alarm(one, two, 0)).body).toMatchObject({
+      hwcode: HW.DEVICE_NO_PERMISSION.code,
+      msg: HW.DEVICE_NO_PERMISSION.en,
+    });
+    const levels = async () =>
+      (
+        await h.call("POST", "/api/admin/select", {
+          form: { machineID, infoType: 2 },
+          token: owner.token,
+        })
+      ).body.hwdata.list as { user_id: number; alarm: number }[];
+    const alarmOf = async (p: Person) =>
+      (await levels()).find((m) => m.user_id === p.userId)?.alarm;
+    expect(await alarmOf(owner)).toBe(1);
+    expect(await alarmOf(two)).toBe(1);
+    // One's own switch, the Akey's too (the Bkey tab offers it on every row).
+    expect(code((await alarm(one, one, 0)).body)).toBe(0);
+    expect(code((await alarm(owner, owner, 0)).body)).toBe(0);
+    expect(await alarmOf(one)).toBe(0);
+    expect(await alarmOf(owner)).toBe(0);
+    expect(code((await alarm(owner, two, 0)).body)).toBe(0);
+    expect(await alarmOf(two)).toBe(0);
+  });
+
   it("tells an alarm stored before a stop once, when the server catches up", async () => {
     const { owner, machineID } = await ownedDevice();
     // Stored by the gateway, then the process stopped before any message was written.

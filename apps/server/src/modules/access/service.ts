@@ -974,7 +974,10 @@ export function createAccessService(deps: {
     const own = await requireApprover(actor.userId, deviceId);
     const target = await linkOf(userId, deviceId);
     if (!target) throw fail("MEMBER_NOT_FOUND");
-    if (level.write !== undefined) mayManage(own, target);
+    // Anyone else's levels follow who may change whom (a Bkey silenced the Akey's or another
+    // Bkey's alarms before); an approver's own alarm switch is theirs.
+    const ownAlarm = level.write === undefined && target.userId === actor.userId;
+    if (!ownAlarm) mayManage(own, target);
     await db
       .update(deviceLinks)
       .set({

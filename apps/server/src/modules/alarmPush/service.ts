@@ -19,6 +19,7 @@ import { encryptSecret } from "../../infra/crypto.ts";
 import { users } from "../accounts/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers, enterprises } from "../enterprises/schema.ts";
+import type { EnterpriseService } from "../enterprises/service.ts";
 import {
   alarmContacts,
   deviceSmsSwitches,
@@ -30,6 +31,7 @@ import {
 import { createPushStats } from "./stats.ts";
 
 export type AlarmPushService = ReturnType<typeof createAlarmPushService>;
+type EnterpriseScope = Awaited<ReturnType<EnterpriseService["deviceScope"]>>["scope"];
 
 const flag = (b: boolean): 0 | 1 => (b ? 1 : 0);
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -50,6 +52,14 @@ export function createAlarmPushService(deps: {
     userId: number,
     deviceIds: number[],
   ) => Promise<Map<number, number>>;
+  /**
+   * The devices a member sees in an enterprise (the enterprises module's deviceScope: members
+   * the enterprise list, maintenance members the maintenance list, admins both).
+   */
+  enterpriseScope: (
+    viewer: { userId: number; role: "user" | "operator" },
+    eid: number,
+  ) => Promise<{ scope: EnterpriseScope }>;
 }) {
   const { db, clock } = deps;
 
@@ -256,6 +266,7 @@ export function createAlarmPushService(deps: {
         .orderBy(desc(devices.id));
     } else {
       await requireMember(userId, q.eid);
+      const { scope } = await deps.enterpriseScope({ userId, role: "user" }, q.eid);
       const where: (SQL | undefined)[] = [eq(enterpriseDevices.enterpriseId, q.eid)];
       if (q.groupId) where.push(eq(enterpriseDevices.groupId, q.groupId));
       if (blur) where.push(or(ilike(enterpriseDevices.name, blur), ilike(devices.code, blur)));
@@ -266,6 +277,8 @@ export function createAlarmPushService(deps: {
           code: devices.code,
         })
         .from(enterpriseDevices)
+        // Only the lists the caller sees (a member saw the maintenance list before).
+        .innerJoin(scope, eq(scope.deviceId, enterpriseDevices.deviceId))
         .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
         .where(and(...where))
         .orderBy(desc(devices.id));

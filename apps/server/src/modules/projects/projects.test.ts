@@ -285,6 +285,21 @@ describe("projects", () => {
       token: owner,
     });
     expect(notUser.body.hwcode).toBe(HW.PROJECT_MEMBER_NOT_FOUND.code);
+    // A personal project is open while its owner's switch is on: a target without it would
+    // lock everyone out, so it is refused and nothing moves.
+    await featureFor(colleagueId, false);
+    const locked = await h.call("POST", "/api/project/transfer", {
+      form: { id, transferUser: colleagueId },
+      token: owner,
+      lang: "en",
+    });
+    expect(locked.body).toMatchObject({
+      hwcode: HW.PROJECT_TRANSFER_TARGET_DISABLED.code,
+      msg: HW.PROJECT_TRANSFER_TARGET_DISABLED.en,
+    });
+    await featureFor(colleagueId, true);
+    const kept = await h.call("POST", "/api/project/get", { form: { id }, token: owner });
+    expect(kept.body.hwdata).toMatchObject({ ownner: ownerId, limit_authority: 3 });
     const moved = await h.call("POST", "/api/project/transfer", {
       form: { id, transferUser: colleagueId },
       token: owner,

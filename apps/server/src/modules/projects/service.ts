@@ -342,10 +342,21 @@ export function createProjectService(deps: {
     if (removed.length === 0) throw fail("PROJECT_MEMBER_NOT_FOUND");
   }
 
-  /** The target (already a user) becomes the owner (3), the old owner drops to 2. */
+  /**
+   * The target (already a user) becomes the owner (3), the old owner drops to 2. A personal
+   * project is open while its owner's switch is on (decision 131): a target without the
+   * switch would lock everyone out, the new owner included, so it is refused.
+   */
   async function transfer(userId: number, projectId: number, targetUserId: number) {
-    await requireOwner(userId, projectId);
+    const current = await requireOwner(userId, projectId);
     if (targetUserId === userId) throw fail("PROJECT_MEMBER_NOT_FOUND");
+    const [target] = await db
+      .select({ enableProject: users.enableProject })
+      .from(projectUsers)
+      .innerJoin(users, eq(users.id, projectUsers.userId))
+      .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.userId, targetUserId)));
+    if (!target) throw fail("PROJECT_MEMBER_NOT_FOUND");
+    if (current.eid === 0 && !target.enableProject) throw fail("PROJECT_TRANSFER_TARGET_DISABLED");
     const project = await db.transaction(async (tx) => {
       const promoted = await tx
         .update(projectUsers)
