@@ -47,6 +47,13 @@ export class TunnelClient {
   private readonly defaultTarget: string;
   private opened = 0;
   private refused = 0;
+  /** Refusals logged on the current link: a flood of them is counted, not printed. */
+  private refusedLogged = 0;
+  /**
+   * Links in a row that the cloud end broke the protocol on: they back off like failed
+   * connects (a link that opens and is dropped at once must not become a tight loop).
+   */
+  private violations = 0;
 
   constructor(private readonly options: TunnelClientOptions) {
     this.defaultTarget = formatTarget(options.target);
@@ -118,6 +125,7 @@ export class TunnelClient {
       maxPayload: 1024 * 1024,
     });
     this.socket = socket;
+    this.refusedLogged = 0;
     const mux = new TunnelMux({
       link: {
         send: (frame, done) => {
@@ -126,12 +134,25 @@ export class TunnelClient {
         },
       },
       onOpen: (stream, target) => this.onOpen(stream, target),
+      // The cloud answers pings: it speaks the protocol, the back-off starts afresh.
+      onPong: () => {
+        this.violations = 0;
+        this.attempt = 0;
+      },
+      // Whatever the cloud end sent, the link is dropped and dialled again, never the process.
+      onViolation: (reason) => {
+        this.log(`tunnel: protocol error from the cloud (${reason}); reconnecting`);
+        this.violations = Math.min(this.violations + 1, 30);
+        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+        // A peer that does not complete the closing handshake is not waited for.
+        setTimeout(() => socket.terminate(), 2000).unref();
+      },
     });
     this.mux = mux;
 
     socket.on("open", () => {
       if (this.socket !== socket) return;
-      this.attempt = 0;
+      this.attempt = this.violations;
       this.setState("online");
       mux.send({
         type: "hello",
@@ -149,8 +170,8 @@ export class TunnelClient {
       }, TUNNEL_PING_MS);
     });
     socket.on("message", (data, isBinary) => {
-      if (!isBinary || !mux.receive(data as Buffer))
-        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+      if (isBinary) mux.receive(data as Buffer);
+      else mux.violation("a text message");
     });
     socket.on("unexpected-response", (_request, response) => {
       this.log(
@@ -193,7 +214,15 @@ export class TunnelClient {
     const name = formatTarget(target);
     if (!this.allowed.has(name)) {
       this.refused += 1;
-      this.log(`tunnel: refused ${name} (not on the allow-list)`);
+      if (this.refusedLogged < 20) {
+        this.refusedLogged += 1;
+        // The name is the cloud's text: printable and short in the log.
+        const shown = name.slice(0, 300).replace(/[^\x20-\x7e]/g, "?");
+        this.log(
+          `tunnel: refused ${shown} (not on the allow-list)` +
+            (this.refusedLogged === 20 ? "; further refusals are only counted" : ""),
+        );
+      }
       stream.refuse(TUNNEL_RESET.refused, `${name} is not on this device's allow-list`);
       return;
     }

@@ -169,7 +169,9 @@ export async function buildApp(deps: AppDeps) {
       },
     },
   });
-  await app.register(websocket);
+  // No WebSocket message above 2 MiB on any route: tunnel frames, MQTT packets and forwards
+  // are far smaller, and a hostile peer must not make a node hold ws's default 100 MiB.
+  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } });
   await registerRateLimits(app, { redisUrl: config.REDIS_URL });
   await app.register(swagger, {
     openapi: {

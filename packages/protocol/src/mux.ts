@@ -30,6 +30,24 @@ function encodeData(id: number, data: Uint8Array): Buffer {
  * accepts them). Node-only, hence its own entry point `@keyway/protocol/mux`.
  */
 
+/** Payloads below this size are gathered into blocks while a stream's consumer is behind. */
+const SMALL = 4096;
+const BLOCK = 16 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The bytes of `data` in a buffer of their own when `data` is a small view into a larger one
+ * (a WebSocket message is a slice of the socket's read): held on to, a 1-byte view would keep
+ * a whole read alive.
+ */
+function own(data: Uint8Array): Buffer {
+  if (data.buffer.byteLength <= 2 * data.byteLength)
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const copy = Buffer.allocUnsafeSlow(data.byteLength);
+  copy.set(data);
+  return copy;
+}
+
 /** Where frames go: a WebSocket, in practice. */
 export interface TunnelLink {
   /** Sends one binary message; `done` once it has left the process (or failed). */
@@ -59,6 +77,17 @@ export interface TunnelMuxOptions {
   maxStreams?: number;
   /** Bytes handed to the link but not yet sent, above which writers wait. */
   linkHighWater?: number;
+  /**
+   * Bytes of frames other than DATA (replies, credit, resets) handed to the link but not yet
+   * sent, above which the peer counts as not reading: its frames could otherwise make us
+   * queue replies without end.
+   */
+  maxControlPending?: number;
+  /**
+   * The peer broke the protocol at the link level (a frame that does not parse, a frame only
+   * this side may send, replies left unread): every stream has ended; drop the link.
+   */
+  onViolation?: (reason: string) => void;
   /** The accepting side: a stream the peer asks for. Call accept() or refuse() on it. */
   onOpen?: (stream: TunnelStream, target: TunnelTarget | null) => void;
   onHello?: (hello: AgentHello) => void;
@@ -88,6 +117,8 @@ export class TunnelMux {
   private readonly streams = new Map<number, TunnelStream>();
   private nextId = 1;
   private pending = 0;
+  private controlPending = 0;
+  private readonly maxControlPending: number;
   private drainWaiters: Array<() => void> = [];
   private closedWith: Error | null = null;
   /** When the peer was last heard from (ms since epoch). */
@@ -101,6 +132,7 @@ export class TunnelMux {
     this.linkBudget = options.linkBudget ?? TUNNEL_LINK_BUDGET;
     this.maxStreams = options.maxStreams ?? TUNNEL_MAX_STREAMS;
     this.highWater = options.linkHighWater ?? 1024 * 1024;
+    this.maxControlPending = options.maxControlPending ?? 1024 * 1024;
   }
 
   get closed(): boolean {
@@ -122,13 +154,25 @@ export class TunnelMux {
     };
   }
 
-  /** @internal */
-  sendFrame(bytes: Uint8Array): void {
+  /**
+   * @internal DATA frames are bounded by the peer's credit; anything else (`control`) counts
+   * against maxControlPending.
+   */
+  sendFrame(bytes: Uint8Array, control = true): void {
     if (this.closedWith) return;
     const size = bytes.byteLength;
+    if (control) {
+      if (this.controlPending + size > this.maxControlPending) {
+        // Not from inside whatever stream method sent this frame: close() destroys streams.
+        queueMicrotask(() => this.violation("the peer does not read what it is sent"));
+        return;
+      }
+      this.controlPending += size;
+    }
     this.pending += size;
     this.link.send(bytes, () => {
       this.pending -= size;
+      if (control) this.controlPending -= size;
       if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
         for (const wake of this.drainWaiters.splice(0)) wake();
       }
@@ -153,8 +197,10 @@ export class TunnelMux {
   }
 
   /** @internal */
-  forget(id: number, window: number): void {
-    if (this.streams.delete(id)) this.windows -= window;
+  forget(stream: TunnelStream, window: number): void {
+    // Only this stream's own entry: a refused duplicate open must not drop the stream it hit.
+    if (this.streams.get(stream.id) === stream && this.streams.delete(stream.id))
+      this.windows -= window;
   }
 
   send(frame: TunnelFrame): void {
@@ -203,20 +249,40 @@ export class TunnelMux {
         settle(stream.closeError ?? new TunnelError(TUNNEL_RESET.cancelled, "stream closed"));
       stream.once("tunnel-opened", onOpened);
       stream.once("close", onClose);
-      // A stream failing is ordinary (a device going away): before it is handed out that is
-      // this promise's rejection, afterwards its consumer's business, never an uncaught error.
-      stream.on("error", () => {});
     });
   }
 
   /**
-   * Takes one frame from the link. False when it does not parse: the link should be closed
-   * (TUNNEL_CLOSE.protocol).
+   * Takes one frame from the link. Whatever the peer sends, this neither throws nor keeps more
+   * than the streams' windows: a frame breaking a stream's rules resets that stream, one
+   * breaking the link's rules ends the mux and calls onViolation. False once the link is to
+   * be dropped (TUNNEL_CLOSE.protocol); frames after that are ignored.
    */
   receive(bytes: Uint8Array): boolean {
+    if (this.closedWith) return false;
     this.lastHeard = Date.now();
-    const frame = decodeFrame(bytes);
-    if (!frame) return false;
+    try {
+      const frame = decodeFrame(bytes);
+      if (!frame) this.violation("a frame that does not parse");
+      else this.dispatch(frame);
+    } catch (error) {
+      // A bug of ours on some frame: the link goes, the process stays.
+      this.violation(`frame not handled: ${error instanceof Error ? error.message : error}`);
+    }
+    return !this.closedWith;
+  }
+
+  /**
+   * The link broke the protocol (or cannot carry it any more): every stream ends, nothing
+   * more is sent or taken, and the owner is told to drop the link.
+   */
+  violation(reason: string): void {
+    if (this.closedWith) return;
+    this.close(new TunnelError(TUNNEL_RESET.protocol, reason));
+    this.options.onViolation?.(reason);
+  }
+
+  private dispatch(frame: TunnelFrame): void {
     switch (frame.type) {
       case "data":
         this.streams.get(frame.id)?.onData(frame.data);
@@ -249,15 +315,24 @@ export class TunnelMux {
         this.options.onHello?.(frame.hello);
         break;
     }
-    return true;
   }
 
   private onOpenFrame(id: number, window: number, host: string, port: number) {
-    const refuse = (code: TunnelResetCode, reason: string) =>
-      this.send({ type: "reset", id, code, reason });
-    if (!this.options.onOpen) return refuse(TUNNEL_RESET.refused, "this side opens no streams");
-    if (this.streams.has(id)) return refuse(TUNNEL_RESET.protocol, "stream id in use");
-    if (this.streams.size >= this.maxStreams) return refuse(TUNNEL_RESET.tooMany, "too many");
+    // Only the server opens streams: the other side asking is not a peer that speaks this.
+    if (!this.options.onOpen) {
+      this.violation("a stream opened towards the opener");
+      return;
+    }
+    // The id of a live stream: both sides can no longer agree on it, so it goes both ways.
+    const existing = this.streams.get(id);
+    if (existing) {
+      existing.refuse(TUNNEL_RESET.protocol, "stream id in use");
+      return;
+    }
+    if (this.streams.size >= this.maxStreams) {
+      this.send({ type: "reset", id, code: TUNNEL_RESET.tooMany, reason: "too many" });
+      return;
+    }
     const stream = new TunnelStream(this, id, window, true);
     this.streams.set(id, stream);
     this.options.onOpen(stream, host || port ? { host, port } : null);
@@ -293,12 +368,20 @@ export class TunnelStream extends Duplex {
   /** Why the stream closed, when it did not close cleanly. */
   closeError: Error | null = null;
   private sendCredit: number;
+  /**
+   * The most credit the peer may give: its window never grows past the protocol's largest
+   * (or what it announced first, when that is larger).
+   */
+  private creditLimit: number;
   private opened: boolean;
   /** Our receive window: starts at the mux's, doubles while the consumer outruns the tunnel. */
   private window: number;
   private received = 0;
   private acknowledged = 0;
   private pendingWrite: PendingWrite | null = null;
+  /** Small payloads gathered while the consumer is behind (bytes 0..blockUsed). */
+  private block: Buffer | null = null;
+  private blockUsed = 0;
   private endSent = false;
   private endReceived = false;
   private resetDone = false;
@@ -319,9 +402,13 @@ export class TunnelStream extends Duplex {
       writableHighWaterMark: 64 * 1024,
     });
     this.sendCredit = peerWindow;
+    this.creditLimit = Math.max(peerWindow, TUNNEL_MAX_WINDOW);
     this.opened = false;
     this.window = mux.window;
     mux.reserveWindow(this.window, false);
+    // A stream failing is ordinary (a device going away, a target refused, a peer breaking
+    // the rules): its owner learns it from `close` and closeError, never as an uncaught error.
+    this.on("error", () => {});
   }
 
   /** Bytes received that the consumer has not taken yet. */
@@ -337,7 +424,7 @@ export class TunnelStream extends Duplex {
     this.continueWrite();
   }
 
-  /** Accepting side: the stream will not be opened. */
+  /** Accepting side: the stream will not be opened. Either side: the peer broke its rules. */
   refuse(code: TunnelResetCode, reason: string): void {
     if (this.resetDone) return;
     this.resetDone = true;
@@ -347,9 +434,10 @@ export class TunnelStream extends Duplex {
 
   /** @internal */
   onOpened(window: number): void {
-    if (this.incoming || this.opened) return;
+    if (this.incoming || this.opened || this.destroyed) return;
     this.opened = true;
-    this.sendCredit += window;
+    this.creditLimit = Math.max(window, TUNNEL_MAX_WINDOW);
+    if (!this.credit(window)) return;
     this.emit("tunnel-opened");
     this.continueWrite();
   }
@@ -357,29 +445,76 @@ export class TunnelStream extends Duplex {
   /** @internal */
   onData(data: Uint8Array): void {
     if (this.destroyed || this.endReceived) return;
-    if (data.byteLength > this.window - this.unconsumed) {
-      this.refuse(TUNNEL_RESET.protocol, "data beyond the window");
+    // The peer has no credit before the stream is open: nothing it sends then is data.
+    const fault = !this.opened
+      ? "data before the stream opened"
+      : data.byteLength > this.window - this.unconsumed
+        ? "data beyond the window"
+        : null;
+    if (fault) {
+      this.refuse(TUNNEL_RESET.protocol, fault);
       return;
     }
-    this.received += data.byteLength;
-    this.bytesIn += data.byteLength;
+    const size = data.byteLength;
+    if (size === 0) return;
+    this.received += size;
+    this.bytesIn += size;
     const held = this.unconsumed;
     if (held > this.mux.peakStreamBuffered) this.mux.peakStreamBuffered = held;
     this.touch();
-    // The credit bounds what can arrive, so push()'s "buffer full" answer needs no action.
-    this.push(data);
+    // The credit bounds the bytes that can arrive, so push()'s "buffer full" answer needs no
+    // action. The number of chunks needs bounding too (each costs far more than a byte): a
+    // peer sending 1-byte frames to a consumer that does not read would hold 250,000 of them
+    // in one window. While the consumer is behind, small payloads are copied into blocks.
+    if (size >= SMALL || (this.readableLength === 0 && this.blockUsed === 0)) {
+      this.flushBlock();
+      this.push(own(data));
+      return;
+    }
+    if (this.block && this.blockUsed + size > this.block.byteLength) this.flushBlock();
+    this.block ??= Buffer.allocUnsafeSlow(BLOCK);
+    this.block.set(data, this.blockUsed);
+    this.blockUsed += size;
+  }
+
+  /** Hands the gathered small payloads to the readable side. */
+  private flushBlock(): void {
+    const block = this.block;
+    const used = this.blockUsed;
+    if (!block || used === 0) return;
+    this.blockUsed = 0;
+    if (used >= block.byteLength / 2) {
+      this.block = null;
+      this.push(block.subarray(0, used));
+    } else {
+      // Mostly empty: its bytes go in a buffer of their own and the block serves again.
+      const copy = Buffer.allocUnsafeSlow(used);
+      block.copy(copy, 0, 0, used);
+      this.push(copy);
+    }
   }
 
   /** @internal */
   onWindow(increment: number): void {
-    this.sendCredit += increment;
+    if (this.destroyed || !this.credit(increment)) return;
     this.continueWrite();
+  }
+
+  /** Takes credit from the peer; false (and the stream reset) when it is more than it may give. */
+  private credit(bytes: number): boolean {
+    if (this.sendCredit + bytes > this.creditLimit) {
+      this.refuse(TUNNEL_RESET.protocol, "credit beyond the window");
+      return false;
+    }
+    this.sendCredit += bytes;
+    return true;
   }
 
   /** @internal */
   onEnd(): void {
-    if (this.endReceived) return;
+    if (this.endReceived || this.destroyed) return;
     this.endReceived = true;
+    this.flushBlock();
     this.push(null);
   }
 
@@ -390,16 +525,23 @@ export class TunnelStream extends Duplex {
   }
 
   override _read(): void {
+    if (this.blockUsed) {
+      // The consumer has caught up with what was pushed: the gathered bytes are next.
+      if (this.readableLength === 0) this.flushBlock();
+      // Not yet. An empty push says "nothing now", so that the stream asks again once the
+      // consumer has taken the rest (it does not ask twice without a push in between).
+      else this.push(EMPTY);
+    }
     // Credit goes back in batches as the consumer takes bytes: at least a quarter window, so
     // a busy stream costs one small frame per quarter window.
-    const consumed = this.received - this.readableLength;
+    const consumed = this.received - this.readableLength - this.blockUsed;
     const owed = consumed - this.acknowledged;
     if (owed <= 0 || owed < this.window / 4) return;
     let increment = owed;
     // The consumer has taken everything and waits: the window, not the reader, limits this
     // stream (the round trip to the peer is long next to the data rate). Grow it, within the
     // link's budget. A slow reader never empties its buffer here, so its window stays small.
-    if (this.readableLength === 0 && this.window < this.mux.maxWindow) {
+    if (this.readableLength === 0 && this.blockUsed === 0 && this.window < this.mux.maxWindow) {
       const growth = Math.min(this.window, this.mux.maxWindow - this.window);
       if (this.mux.reserveWindow(growth, true)) {
         this.window += growth;
@@ -424,7 +566,7 @@ export class TunnelStream extends Duplex {
     if (!p || !this.opened || this.destroyed) return;
     while (p.offset < p.chunk.byteLength && this.sendCredit > 0) {
       const size = Math.min(TUNNEL_MAX_DATA, this.sendCredit, p.chunk.byteLength - p.offset);
-      this.mux.sendFrame(encodeData(this.id, p.chunk.subarray(p.offset, p.offset + size)));
+      this.mux.sendFrame(encodeData(this.id, p.chunk.subarray(p.offset, p.offset + size)), false);
       p.offset += size;
       this.sendCredit -= size;
       this.bytesOut += size;
@@ -459,7 +601,9 @@ export class TunnelStream extends Duplex {
       });
     }
     this.pendingWrite = null;
-    this.mux.forget(this.id, this.window);
+    this.block = null;
+    this.blockUsed = 0;
+    this.mux.forget(this, this.window);
     callback(error);
   }
 

@@ -22,6 +22,12 @@ import { z } from "zod";
  * `window` frames as its consumer takes the bytes. Nobody buffers more than a window per
  * stream, whatever the speed of the far end. Only the server opens streams.
  *
+ * A receiver trusts none of this. Data before `opened` or beyond the window, credit beyond
+ * TUNNEL_MAX_WINDOW (or the first window announced, when larger) and an `open` for a live id
+ * reset that stream (`protocol`); frames for unknown streams are dropped; a frame that does
+ * not parse, a text message, an `open` sent to the server, or replies left unread end the
+ * link (TUNNEL_CLOSE.protocol).
+ *
  * Browser-safe (Uint8Array, DataView): the Node stream layer is `@keyway/protocol/mux`.
  */
 
@@ -52,7 +58,10 @@ export const TUNNEL_RESET = {
   cancelled: 4,
   /** The visitor's right ended (revoked, expired, cloud closed, ended by the owner). */
   rightsEnded: 5,
-  /** The peer broke the protocol (data beyond the window, unknown stream). */
+  /**
+   * The peer broke the protocol on this stream: data before `opened` or beyond the window,
+   * credit beyond a window, an `open` for its id while it lives.
+   */
   protocol: 6,
   /** Too many open streams on this link. */
   tooMany: 7,
@@ -206,7 +215,8 @@ export function decodeFrame(bytes: Uint8Array): TunnelFrame | null {
         type: "reset",
         id,
         code: view.getUint16(HEADER),
-        reason: decoder.decode(payload.subarray(2)),
+        // As much as a sender may put there (200 characters): a peer's essay is not kept.
+        reason: decoder.decode(payload.subarray(2, 2 + 800)).slice(0, 200),
       };
     case TUNNEL_FRAME.window:
       if (size !== 4) return null;

@@ -66,8 +66,16 @@ export function createTunnelHub(deps: {
         },
       },
       onHello: (hello) => {
+        // Said once by a sound agent; a stream of them is neither logged nor kept but the last.
+        if (!link.hello) log.info({ device: device.code, target: hello.target }, "tunnel hello");
         link.hello = hello;
-        log.info({ device: device.code, target: hello.target }, "tunnel hello");
+      },
+      // A hostile or broken agent costs its own link, never the process or other devices.
+      onViolation: (reason) => {
+        log.warn({ device: device.code, reason }, "tunnel protocol violation");
+        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+        // An agent that does not complete the closing handshake is not waited for.
+        setTimeout(() => socket.terminate(), 2000).unref();
       },
     });
     const link: Link = { device, socket, mux, hello: null, connectedAt: new Date() };
@@ -79,8 +87,8 @@ export function createTunnelHub(deps: {
     deps.onLinkChange?.(device.id, true);
 
     socket.on("message", (data, isBinary) => {
-      if (!isBinary || !mux.receive(data as Buffer))
-        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+      if (isBinary) mux.receive(data as Buffer);
+      else mux.violation("a text message");
     });
     socket.on("error", (error) => log.warn({ err: error, device: device.code }, "tunnel error"));
     socket.on("close", () => {

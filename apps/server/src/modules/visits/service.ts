@@ -379,6 +379,12 @@ export function createVisitService(deps: {
     await check(session, false);
     const parsed = target ? parseTarget(target) : null;
     if (target && !parsed) throw new AppError("BAD_REQUEST", { field: "target" }, 400);
+    // The agent refuses what is off its list too; asking first keeps such a request from
+    // ever reaching the device (and gives the same answer as issuing a visit).
+    const named = parsed && formatTarget(parsed);
+    const allow = tunnels.hello(session.deviceId)?.allow;
+    if (named && allow && !allow.includes(named))
+      throw new AppError("TARGET_NOT_ALLOWED", { target: named }, 403);
     let stream: TunnelStream;
     try {
       stream = await tunnels.open(session.deviceId, parsed);
