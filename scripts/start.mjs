@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { demoAgentCommand } from "./demo-agent.mjs";
 import { ensureInstalled, ensureWebBuilt, root } from "./prepare.mjs";
 
 ensureInstalled();
@@ -35,37 +36,15 @@ if (demo) {
   const waitForAgentFile = setInterval(() => {
     if (!existsSync(agentFile)) return;
     clearInterval(waitForAgentFile);
-    const {
-      server: mqttUrl,
-      tunnel,
-      machineCode,
-      deviceSecret,
-    } = JSON.parse(readFileSync(agentFile, "utf8"));
+    const demo = JSON.parse(readFileSync(agentFile, "utf8"));
     const hmiPort = process.env.DEMO_HMI_PORT ?? "8000";
-    const agent = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "apps/agent/src/cli.ts",
-        "run",
-        "--server",
-        mqttUrl,
-        "--code",
-        machineCode,
-        `--secret=${deviceSecret}`,
-        "--simulate",
-        "--http-port",
-        hmiPort,
-        "--data-dir",
-        path.join(dataDir, "agent"),
-        // "Connect" in the web opens the simulated HMI through this tunnel.
-        ...(tunnel ? ["--tunnel", tunnel] : []),
-      ],
-      { cwd: root, stdio: "inherit" },
-    );
+    // The secret goes to the agent in its environment, not on its command line.
+    const { args, env } = demoAgentCommand({ demo, hmiPort, dataDir });
+    const agent = spawn(process.execPath, args, { cwd: root, stdio: "inherit", env });
     children.push(agent);
-    console.log(`  Simulated device ${machineCode}: its HMI is on http://localhost:${hmiPort}\n`);
+    console.log(
+      `  Simulated device ${demo.machineCode}: its HMI is on http://localhost:${hmiPort}\n`,
+    );
     agent.on("exit", (code) => {
       if (code)
         console.error(`The simulated device stopped (exit ${code}); the platform keeps running.`);

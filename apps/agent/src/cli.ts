@@ -5,19 +5,26 @@ import { parseArgs } from "node:util";
 import { formatTarget, parseTarget, type TunnelTarget } from "@keyway/protocol";
 import { Agent } from "./agent.ts";
 import { Forwarder } from "./forward.ts";
+import { resolveSecret, SecretError, type SecretSources } from "./secrets.ts";
 import { Simulator, simulatedLocation } from "./simulator.ts";
 import { TunnelClient } from "./tunnel.ts";
 
-const USAGE = `Usage: keyway-agent run --server <url> --code <machine code> --secret <device secret> [options]
-       keyway-agent forward --server <http(s) url> --token <cloudtoken>
+const USAGE = `Usage: keyway-agent run --server <url> --code <machine code> --secret-file <path> [options]
+       (or the device secret in KEYWAY_AGENT_SECRET instead of --secret-file)
+       keyway-agent forward --server <http(s) url> --token-file <path>
                             (--visit <visit url or id> | --device <machineID>)
                             --local <port> --target <host:port> [--bind <address>]
+       (or the login token in KEYWAY_AGENT_TOKEN instead of --token-file)
 
 run: the device side.
   --server URL          the cloud's MQTT endpoint: mqtt://host:1883 or ws://host:8080/mqtt
                         (mqtts:// and wss:// work too)
   --code CODE           machine code (MQTT username)
-  --secret SECRET       device secret (MQTT password)
+  --secret-file PATH    a file holding the device secret (MQTT password); keep it mode 600
+                        (a file other users can read gets a warning)
+                        Without it: the KEYWAY_AGENT_SECRET environment variable.
+  --secret SECRET       the device secret itself: discouraged, every local user sees a
+                        command line (ps); not together with --secret-file
   --tunnel URL          the cloud's remote-access endpoint, ws(s)://host:8080/tunnel
                         (default: derived from a ws(s):// --server; none for mqtt://)
   --target HOST:PORT    what a visit opens: the device's web UI (default 127.0.0.1:8000,
@@ -38,7 +45,9 @@ run: the device side.
 forward: a local TCP port on this PC reaching a target on the device's LAN through the cloud,
 with the visitor's rights and in the device's visit log.
   --server URL          the cloud, http(s)://host:8080
-  --token TOKEN         a login token (cloudtoken) of the visitor
+  --token-file PATH     a file holding a login token (cloudtoken) of the visitor; keep it
+                        mode 600. Without it: the KEYWAY_AGENT_TOKEN environment variable.
+  --token TOKEN         the token itself: discouraged (seen in ps), not with --token-file
   --visit URL|ID        a visit issued to that login (getValidVisitUrl), or
   --device ID           the device (machineID) to ask a visit for
   --local PORT          the local port to listen on (0 picks one)
@@ -53,6 +62,21 @@ const EX_USAGE = 64;
 function usageError(message: string): never {
   process.stderr.write(`keyway-agent: ${message}\n\n${USAGE}`);
   process.exit(EX_USAGE);
+}
+
+/** The secret from its file, the environment or (discouraged) the command line; see secrets.ts. */
+function secretOrExit(sources: SecretSources): string {
+  try {
+    const secret = resolveSecret(sources);
+    for (const warning of secret.warnings)
+      process.stderr.write(`keyway-agent: warning: ${warning}\n`);
+    // Read once: not handed down to anything this process may start.
+    delete process.env[sources.envName];
+    return secret.value;
+  } catch (error) {
+    if (error instanceof SecretError) usageError(error.message);
+    throw error;
+  }
 }
 
 function count(name: string, value: string | undefined, fallback: number, max = 86_400): number {
@@ -80,6 +104,7 @@ const RUN_OPTIONS = {
   server: { type: "string" },
   code: { type: "string" },
   secret: { type: "string" },
+  "secret-file": { type: "string" },
   "data-dir": { type: "string" },
   model: { type: "string" },
   "location-every": { type: "string" },
@@ -98,6 +123,7 @@ const RUN_OPTIONS = {
 const FORWARD_OPTIONS = {
   server: { type: "string" },
   token: { type: "string" },
+  "token-file": { type: "string" },
   visit: { type: "string" },
   device: { type: "string" },
   local: { type: "string" },
@@ -131,9 +157,15 @@ async function main(argv: string[]): Promise<void> {
     usageError("--server must be an mqtt://, mqtts://, ws:// or wss:// URL");
   }
   const code = (values.code ?? usageError("--code is required")).trim().toUpperCase();
-  const secret = values.secret ?? usageError("--secret is required");
   if (!code) usageError("--code must not be empty");
-  if (!secret) usageError("--secret must not be empty");
+  const secret = secretOrExit({
+    what: "device secret",
+    option: "secret",
+    value: values.secret,
+    file: values["secret-file"],
+    envName: "KEYWAY_AGENT_SECRET",
+    env: process.env,
+  });
   if (
     !values.simulate &&
     (values["http-port"] || values["http-bind"] || values["alarm-every"] || values["data-every"])
@@ -244,7 +276,14 @@ async function forward(argv: string[]): Promise<void> {
   if (positionals.length !== 1) usageError(`unknown command "${positionals.join(" ")}"`);
   const server = values.server ?? usageError("--server is required");
   if (!/^https?:\/\/[^/]+/.test(server)) usageError("--server must be an http:// or https:// URL");
-  const token = values.token ?? usageError("--token is required");
+  const token = secretOrExit({
+    what: "login token",
+    option: "token",
+    value: values.token,
+    file: values["token-file"],
+    envName: "KEYWAY_AGENT_TOKEN",
+    env: process.env,
+  });
   if (!values.visit === !values.device) usageError("give one of --visit and --device");
   if (values.device !== undefined && !/^\d+$/.test(values.device)) {
     usageError("--device must be a machine id (a number)");

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
+import { demoAgentCommand } from "../../../scripts/demo-agent.mjs";
 import { DEMO_ACCOUNTS } from "../../server/src/seed.ts";
 import {
   type AgentProcess,
@@ -18,8 +19,9 @@ import {
  * `npm start`'s demo set-up, as scripts/start.mjs runs it: the server (apps/server/src/main.ts)
  * on its embedded defaults (PGlite in a fresh data directory, embedded broker, DEMO on),
  * which seeds the demo device and writes its credentials to demo-agent.json; then the
- * simulated agent started from that file with start.mjs's arguments. A newcomer logging in
- * as the demo user sees the device online. (start.mjs itself is not spawned: it may rebuild
+ * simulated agent started from that file as start.mjs starts it (scripts/demo-agent.mjs:
+ * the secret in its environment). A newcomer logging in as the demo user sees the device
+ * online, and the agent's command line does not show the secret. (start.mjs itself is not spawned: it may rebuild
  * the web app first, which tells nothing here; the CI boot check runs it whole.)
  */
 
@@ -79,25 +81,13 @@ describe("npm start's demo set-up", { timeout: 240_000 }, () => {
     await until(() => server.text().includes("Demo login"), { log });
     expect(server.text()).toContain(`embedded PGlite in ${dataDir}`);
 
-    // start.mjs's agent command line.
-    const agent = await spawnAgent(
-      [
-        "run",
-        "--server",
-        demo.server,
-        "--code",
-        demo.machineCode,
-        `--secret=${demo.deviceSecret}`,
-        "--simulate",
-        "--http-port",
-        String(hmiPort),
-        "--data-dir",
-        join(dataDir, "agent"),
-        "--tunnel",
-        demo.tunnel,
-      ],
-      { httpPort: hmiPort },
-    );
+    // start.mjs's agent, started by the same function (scripts/demo-agent.mjs).
+    const { args, env: agentEnv } = demoAgentCommand({ demo, hmiPort, dataDir });
+    const agent = await spawnAgent(args, {
+      command: [process.execPath],
+      env: agentEnv,
+      httpPort: hmiPort,
+    });
     processes.push(agent);
 
     // The newcomer: logs in as the demo user and lists their devices.
@@ -129,5 +119,12 @@ describe("npm start's demo set-up", { timeout: 240_000 }, () => {
     expect(listed).toHaveLength(1);
     expect(JSON.stringify(listed[0])).toContain(demo.machineCode);
     expect((await hmiStatus(agent)).connection).toBe("online");
+
+    // Online, so the secret reached it; yet not on its command line, which every local user
+    // can read (ps). The pid is the agent's own node process (no npx or shell between).
+    const cmdline = readFileSync(`/proc/${agent.child.pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline).toContain("apps/agent/src/cli.ts");
+    expect(cmdline).toContain(demo.machineCode);
+    expect(cmdline.join(" ")).not.toContain(demo.deviceSecret);
   });
 });

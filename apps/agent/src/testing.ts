@@ -121,7 +121,8 @@ export async function spawnAgent(
 
 /**
  * `keyway-agent run --simulate` as `device` against `server`, its HMI on a free port; `extra`
- * adds flags, `command` runs it another way (npx).
+ * adds flags, `command` runs it another way (npx). The secret goes in KEYWAY_AGENT_SECRET,
+ * the way a real site should give it (not on the command line, where `ps` shows it).
  */
 export async function spawnSimulatedDevice(options: {
   server: string;
@@ -132,9 +133,10 @@ export async function spawnSimulatedDevice(options: {
 }): Promise<AgentProcess> {
   const httpPort = await freePort();
   const args = ["run", "--server", options.server, "--code", options.device.machineCode];
-  args.push("--secret", options.device.deviceSecret, "--data-dir", options.dataDir);
+  args.push("--data-dir", options.dataDir);
   args.push("--simulate", "--http-port", String(httpPort), ...(options.extra ?? []));
-  return spawnAgent(args, { command: options.command, httpPort });
+  const env = { ...process.env, KEYWAY_AGENT_SECRET: options.device.deviceSecret };
+  return spawnAgent(args, { command: options.command, httpPort, env });
 }
 
 /** Ends the process and its group at once (SIGKILL, no goodbye) and waits for it to be gone. */

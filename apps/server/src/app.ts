@@ -22,6 +22,7 @@ import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
+import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
 import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps) {
     // Only the configured proxies may name the client (per-IP limits, terminal IPs).
     trustProxy: trustProxyOf(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
+    frameworkErrors: refuseMalformedUrl,
     serverFactory: (handler) => {
       const server = http.createServer((request, response) => {
         if (!relay?.take(request, response)) handler(request, response);
@@ -142,6 +144,7 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("caller", null);
   registerEnvelope(app);
+  registerStorableText(app);
   app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
   // Visit hosts only under the configured domain (VISIT_DOMAIN, or visit.<PUBLIC_URL host>).
   const visitHosts = createVisitHosts({

@@ -4,6 +4,7 @@ import {
   countryCodeField,
   idField,
   idOrZeroField,
+  int16Field,
   int32Field,
   optionalText,
   pageField,
@@ -238,7 +239,8 @@ export type MessageBox = (typeof MESSAGE_BOXES)[number];
 
 export const messagePageBody = z.object({
   box: z.enum(MESSAGE_BOXES).default("inbox"),
-  type: int32Field.optional(),
+  // messages.type is a smallint.
+  type: int16Field.optional(),
   unread: z.coerce.number().int().min(0).max(1).optional(),
   page: pageField.default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(10),
@@ -250,7 +252,7 @@ export const messageReadBody = z.object({
 });
 export const messageClearBody = messageReadBody;
 export const totalUnreadQuery = z.object({ scene: int32Field.default(0) });
-export const msgCenterBody = z.object({ msgwhat: int32Field.optional() });
+export const msgCenterBody = z.object({ msgwhat: int16Field.optional() });
 
 // ---- Answers ----
 

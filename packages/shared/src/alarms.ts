@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DAY_MS, PAGE_SIZE } from "./constants.ts";
 import { machineCodeField } from "./devices.ts";
-import { idField, pageField } from "./fields.ts";
+import { idField, idOrZeroField, pageField } from "./fields.ts";
 
 /**
  * The alarm centre (SPEC §2 alarm center, §3 Alarm, §6, §7 "Alarms"): a device's alarms and
@@ -48,11 +48,7 @@ export const ALARM_KANBAN_TOP_DEVICES = 10;
 // ---- Fields ----
 
 /** 0 (or absent): the personal context; otherwise the enterprise's eid. */
-const contextEid = z.coerce
-  .number({ error: "v.id" })
-  .int({ error: "v.id" })
-  .min(0, { error: "v.id" })
-  .default(0);
+const contextEid = idOrZeroField.default(0);
 
 /** An ISO 8601 date-time with a zone (what `Date.toISOString()` gives), or empty for none. */
 const timeBound = z

@@ -69,6 +69,16 @@ export const int32Field = z.coerce
   .min(-ID_MAX - 1, { error: "v.number" })
   .max(ID_MAX, { error: "v.number" });
 
+/** The bounds of a `smallint` column (message types): beyond them PostgreSQL errors. */
+export const INT16_MAX = 32_767;
+
+/** Any value of a `smallint` column: out of range is a format error (was a 500). */
+export const int16Field = z.coerce
+  .number({ error: "v.number" })
+  .int({ error: "v.number" })
+  .min(-INT16_MAX - 1, { error: "v.number" })
+  .max(INT16_MAX, { error: "v.number" });
+
 /** An id where 0 means none: the personal context, no group. */
 export const idOrZeroField = z.coerce
   .number({ error: "v.id" })

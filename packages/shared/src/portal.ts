@@ -5,6 +5,7 @@ import {
   checkPhone,
   countryCodeField,
   emailField,
+  idOrZeroField,
   optionalText,
   personNameField,
   phoneField,
@@ -28,11 +29,7 @@ import type { Lang } from "./lang.ts";
  * caller sees there, or only its type 1 (enterprise) / 2 (maintenance) list.
  */
 export const mapPointsBody = z.object({
-  eid: z.coerce
-    .number({ error: "v.id" })
-    .int({ error: "v.id" })
-    .min(0, { error: "v.id" })
-    .default(0),
+  eid: idOrZeroField.default(0),
   type: z.coerce
     .number({ error: "v.id" })
     .int({ error: "v.id" })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idOrZeroField } from "./fields.ts";
 
 /**
  * The data centre's push statistics (ours; the SPEC lists the records, not the charts):
@@ -12,11 +13,7 @@ import { z } from "zod";
 export const PUSH_STATS_DAYS = 30;
 
 export const pushStatsBody = z.object({
-  eid: z.coerce
-    .number({ error: "v.id" })
-    .int({ error: "v.id" })
-    .min(0, { error: "v.id" })
-    .default(0),
+  eid: idOrZeroField.default(0),
   /** The viewer's offset from UTC in minutes (UTC+8 is 480): days are counted in theirs. */
   utcOffset: z.coerce
     .number({ error: "v.utcOffset" })

@@ -23,6 +23,11 @@ export const VALIDATION_MESSAGES = {
   "v.number": { zh: "数值格式错误", en: "Wrong number" },
   "v.purpose": { zh: "验证码用途错误", en: "Unknown code purpose" },
   "v.text": { zh: "内容过长", en: "Text too long" },
+  // A NUL or a lone surrogate (apps/server/src/http/storableText.ts): nothing can store it.
+  "v.characters": {
+    zh: "含有不支持的字符（如空字符）",
+    en: "Contains a character that is not supported (such as NUL)",
+  },
   "v.machineName": {
     zh: "设备名称不能为空，不能包含特殊字符，且不超过 20 个字符",
     en: "The device name cannot be empty, contain special characters or exceed 20 characters",

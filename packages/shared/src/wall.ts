@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idOrZeroField } from "./fields.ts";
 
 /**
  * The TV-box device wall (SPEC §2 "TV-box mode"; not a SPEC call, docs/decisions.md 88):
@@ -12,11 +13,7 @@ export const WALL_MAX_TILES = 200;
 
 /** 0 (or absent): the personal context; otherwise the enterprise's eid. */
 export const wallBody = z.object({
-  eid: z.coerce
-    .number({ error: "v.id" })
-    .int({ error: "v.id" })
-    .min(0, { error: "v.id" })
-    .default(0),
+  eid: idOrZeroField.default(0),
 });
 
 /** The newest alarm of a device, whatever its state. */

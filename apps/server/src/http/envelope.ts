@@ -54,6 +54,25 @@ export function registerEnvelope(app: FastifyInstance) {
     return payload;
   });
 
+  // A bare status with no body is still a refusal the client must be able to read: the
+  // WebSocket plugin answers a plain GET on a socket route (/ws, /tunnel) with an empty 404.
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (reply.statusCode < 400 || (payload !== undefined && payload !== null && payload !== ""))
+      return payload;
+    const key: HwKey =
+      reply.statusCode === 404
+        ? "NOT_FOUND"
+        : reply.statusCode >= 500
+          ? "SERVER_ERROR"
+          : "BAD_REQUEST";
+    reply.type("application/json; charset=utf-8");
+    return JSON.stringify({
+      hwcode: HW[key].code,
+      hwdata: null,
+      msg: hwMessage(key, requestLang(request)),
+    });
+  });
+
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const lang = requestLang(request);
     if (error instanceof AppError) {

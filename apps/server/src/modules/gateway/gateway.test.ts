@@ -194,6 +194,41 @@ describe("device gateway", () => {
     unsubscribe();
   });
 
+  it("acknowledges and drops uplinks the database cannot store, without failing others", async () => {
+    const [bad, good] = [await provision(), await provision()];
+    const [badClient, goodClient] = [
+      await connect(bad.machineCode, bad.deviceSecret),
+      await connect(good.machineCode, good.deviceSecret),
+    ];
+    const alarm: AlarmPayload = {
+      id: "n-1",
+      type: "high",
+      variable: "Tank1.Level",
+      level: 3,
+      content: "Tank 1 level above 95%",
+      time: Date.parse("2026-11-21T07:59:00Z"),
+      timeZone: "UTC",
+    };
+    // Alarms arriving together share one INSERT: a NUL (or a lone surrogate in a key) in one
+    // of them must not fail the other device's, nor leave its own unacknowledged (retried
+    // for ever). Every publish below resolves on its PUBACK.
+    await Promise.all([
+      publish(badClient, deviceTopic(bad.machineCode, "alarm"), { ...alarm, content: "a\u0000b" }),
+      publish(badClient, deviceTopic(bad.machineCode, "alarm"), { ...alarm, id: "n-2\ud800" }),
+      publish(goodClient, deviceTopic(good.machineCode, "alarm"), alarm),
+    ]);
+    await publish(badClient, deviceTopic(bad.machineCode, "state"), {
+      state: "online",
+      version: "\u0000",
+    });
+    const [badRow, goodRow] = [await deviceRow(bad.machineCode), await deviceRow(good.machineCode)];
+    expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, badRow.id))).toEqual([]);
+    const stored = await h.db.select().from(alarms).where(eq(alarms.deviceId, goodRow.id));
+    expect(stored.map((a) => a.uid)).toEqual(["n-1"]);
+    expect(badRow.version).not.toContain("\u0000");
+    await Promise.all([badClient.endAsync(), goodClient.endAsync()]);
+  });
+
   it("cuts off a device that publishes to another device's topic or subscribes to it", async () => {
     const [mine, other] = [await provision(), await provision()];
     const client = await connect(mine.machineCode, mine.deviceSecret);

@@ -16,7 +16,9 @@ import {
 } from "@keyway/protocol";
 import { and, eq, inArray, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
+import type { z } from "zod";
 import type { Db } from "../../db/client.ts";
+import { isStorableText, unstorablePath } from "../../http/storableText.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashToken } from "../../infra/crypto.ts";
@@ -50,6 +52,7 @@ export function createDeviceIngest(deps: {
   let startedAt = clock.now();
 
   async function identify(code: string): Promise<DeviceIdentity | null> {
+    if (!isStorableText(code)) return null;
     const [device] = await db
       .select({ id: devices.id, code: devices.code })
       .from(devices)
@@ -59,7 +62,9 @@ export function createDeviceIngest(deps: {
   }
 
   async function authenticate(code: string | undefined, secret: string | undefined) {
-    if (!code || !secret) return null;
+    // A NUL in the code (MQTT CONNECT, the tunnel's Basic credentials) names no device; sent
+    // to the database it would be an error, not a refusal.
+    if (!code || !secret || !isStorableText(code)) return null;
     const [device] = await db
       .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
       .from(devices)
@@ -193,6 +198,16 @@ export function createDeviceIngest(deps: {
   }
 
   /**
+   * A payload with text the database cannot store (a NUL, a lone surrogate) is malformed:
+   * written, it would fail its whole batch (other devices' alarms too) and, never
+   * acknowledged, come back for ever.
+   */
+  function decodeStorable<T extends z.ZodType>(schema: T, payload: Buffer): z.infer<T> | null {
+    const decoded = decodePayload(schema, payload);
+    return decoded !== null && unstorablePath(decoded) === undefined ? decoded : null;
+  }
+
+  /**
    * One uplink message. `trustState`: with an external broker the retained state and the
    * last will are the only news of (dis)connection, so `state` decides online.
    */
@@ -204,17 +219,17 @@ export function createDeviceIngest(deps: {
   ) {
     const now = clock.now();
     if (topic === "alarm") {
-      const alarm = decodePayload(alarmPayload, payload);
+      const alarm = decodeStorable(alarmPayload, payload);
       // Acknowledged and dropped: a malformed alarm would otherwise be retried forever.
       if (!alarm) return log.warn({ device: device.code }, "malformed alarm dropped");
       if (alarm.clears) await clearAlarm(device, { ...alarm, clears: alarm.clears });
       else await storeAlarm(device, alarm);
     } else if (topic === "data") {
-      const point = decodePayload(dataPayload, payload);
+      const point = decodeStorable(dataPayload, payload);
       if (!point) return log.warn({ device: device.code }, "malformed data dropped");
       await deps.storeData?.(device, point);
     } else if (topic === "state") {
-      const state = decodePayload(statePayload, payload);
+      const state = decodeStorable(statePayload, payload);
       if (!state) return;
       const online = state.state === "online";
       const changes = {
@@ -235,7 +250,7 @@ export function createDeviceIngest(deps: {
           .set({ online: false, lastSeenAt: now })
           .where(and(eq(devices.id, device.id), eq(devices.online, true)));
     } else if (topic === "location") {
-      const location = decodePayload(locationPayload, payload);
+      const location = decodeStorable(locationPayload, payload);
       if (!location) return;
       // The way is the user's choice (location service), never the device's: a fix by another
       // way (sent before the device learnt its way) and any fix of a device placed by hand

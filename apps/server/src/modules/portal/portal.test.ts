@@ -430,6 +430,7 @@ describe("client configuration", () => {
       mapTileAttribution: "© OpenStreetMap contributors",
       newVersionUrl: null,
       apiDocUrl: "/apiDoc",
+      visitDomain: null,
     });
   });
 

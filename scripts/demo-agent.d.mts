@@ -1,0 +1,14 @@
+/** Types of demo-agent.mjs for the TypeScript tests that run the demo device the same way. */
+export interface DemoAgentFile {
+  server: string;
+  tunnel?: string;
+  machineCode: string;
+  deviceSecret: string;
+}
+
+export function demoAgentCommand(options: {
+  demo: DemoAgentFile;
+  hmiPort: number | string;
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+}): { args: string[]; env: NodeJS.ProcessEnv };
