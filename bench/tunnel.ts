@@ -132,7 +132,6 @@ export async function run() {
       `ws://127.0.0.1:${port}/mqtt`,
       "--code",
       demo.machineCode,
-      `--secret=${demo.deviceSecret}`,
       "--data-dir",
       dataDir,
       "--target",
@@ -140,7 +139,12 @@ export async function run() {
       "--location-every",
       "0",
     ],
-    { cwd: ROOT, stdio: "ignore" },
+    {
+      cwd: ROOT,
+      stdio: "ignore",
+      // The secret in the environment, never on a command line (docs/security.md).
+      env: { ...process.env, KEYWAY_AGENT_SECRET: demo.deviceSecret },
+    },
   );
   for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id); i++)
     await new Promise((r) => setTimeout(r, 100));

@@ -46,7 +46,6 @@ export async function startSimulatedAgent(options: {
       options.server,
       "--code",
       options.machineCode,
-      `--secret=${options.deviceSecret}`,
       "--simulate",
       "--http-port",
       String(hmiPort),
@@ -55,7 +54,12 @@ export async function startSimulatedAgent(options: {
       dataDir,
       ...(options.dataEvery !== undefined ? ["--data-every", String(options.dataEvery)] : []),
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      // The secret in the environment, never on a command line (docs/security.md).
+      env: { ...process.env, KEYWAY_AGENT_SECRET: options.deviceSecret },
+    },
   );
   const output: string[] = [];
   child.stdout?.on("data", (d) => output.push(String(d)));

@@ -294,7 +294,6 @@ beforeAll(async () => {
       `ws://127.0.0.1:${port}/mqtt`,
       "--code",
       device.machineCode,
-      `--secret=${device.deviceSecret}`,
       "--data-dir",
       dataDir,
       "--target",
@@ -304,7 +303,12 @@ beforeAll(async () => {
       "--location-every",
       "0",
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      // The secret in the environment, never on a command line (docs/security.md).
+      env: { ...process.env, KEYWAY_AGENT_SECRET: device.deviceSecret },
+    },
   );
   agent = { child, output: [] };
   child.stdout?.on("data", (d) => agent.output.push(String(d)));
