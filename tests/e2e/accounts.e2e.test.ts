@@ -2,7 +2,8 @@ import { BRANDS, REMEMBER_ACCOUNT_DAYS } from "@keyway/shared";
 import { and, desc, eq, gt } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { notifications } from "../../apps/server/src/db/schema.ts";
+import { notifications, terminals } from "../../apps/server/src/db/schema.ts";
+import { hashToken } from "../../apps/server/src/infra/crypto.ts";
 import { startPlatform, tid } from "./browser.ts";
 
 /**
@@ -328,8 +329,13 @@ describe("the login-timeout page", () => {
     const page = await context.newPage();
     await makeUser("expiring@example.com", PASSWORD, "Expiring");
     await logInAs(page, "expiring@example.com", PASSWORD);
-    // The server no longer knows this token (as after it expired).
-    await context.addCookies([{ name: "token", value: "expired-token", url: platform.url("/") }]);
+    // The session runs out on the server while the browser keeps its token (the same value:
+    // a cookie replaced by another is not this app's and reads as signed out).
+    const token = (await context.cookies()).find((c) => c.name === "token")?.value ?? "";
+    await platform.db
+      .update(terminals)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(terminals.tokenHash, hashToken(token)));
     await page.goto(platform.url("/safety?language=en"));
     await expect
       .poll(() => page.locator(".ant-notification").textContent())

@@ -18,12 +18,13 @@ import {
 } from "fastify-type-provider-zod";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
+import { domainEvents } from "./events.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
-import { BUS, type Bus, createInProcessBus } from "./infra/bus.ts";
+import { type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
@@ -73,6 +74,7 @@ import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
 import { createReportingService } from "./modules/reporting/service.ts";
+import { createRedisTunnelRegistry } from "./modules/tunnel/registry.ts";
 import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
@@ -262,7 +264,9 @@ export async function buildApp(deps: AppDeps) {
   const redisBus =
     !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
   const bus = deps.bus ?? redisBus ?? createInProcessBus();
-  const push = createPushHub({ bus, authenticate: accounts.authenticate, log: app.log });
+  // Domain events (src/events.ts): modules publish and subscribe; this function only wires.
+  const events = domainEvents(bus);
+  const push = createPushHub({ events, authenticate: accounts.authenticate, log: app.log });
   push.register(app);
   await redisBus?.ready().catch(async (error) => {
     await redisBus.close();
@@ -280,17 +284,25 @@ export async function buildApp(deps: AppDeps) {
     clock,
     messages,
     findUser: (ref) => accounts.findUser(ref),
-    onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
+    onRightsChanged: (deviceId, userId) => events.publish("rights.changed", { deviceId, userId }),
   });
   const tunnels = createTunnelHub({
     log: app.log,
-    onLinkChange: (deviceId) => visits.linkChanged(deviceId),
+    // Several nodes: which node holds each device's tunnel, in Redis (docs/decisions.md 160).
+    registry: config.REDIS_URL
+      ? createRedisTunnelRegistry({
+          url: config.REDIS_URL,
+          self: config.NODE_URL ?? `http://127.0.0.1:${config.PORT}`,
+          log: app.log,
+        })
+      : undefined,
+    onLinkChange: (deviceId, online) => events.publish("tunnel.link", { deviceId, online }),
   });
   const visits = createVisitService({
     db,
     clock,
     log: app.log,
-    bus,
+    events,
     access,
     tunnels,
     publicUrl: config.PUBLIC_URL,
@@ -314,15 +326,14 @@ export async function buildApp(deps: AppDeps) {
     afterAcknowledged: deps.reporting?.afterAcknowledged,
     leaseMs: deps.reporting?.leaseMs,
   });
-  /** A stored alarm (a device's, or the cloud's own) is told to everyone concerned. */
-  const alarmStored = (alarm: Alarm) => {
-    bus.publish(BUS.alarmStored, alarm);
-    alarmNotify.alarmStored(alarm);
-    // Local, not through the bus: with several nodes each alarm is told once.
+  /** A stored alarm (a device's, or the cloud's own) is told to everyone concerned, once. */
+  const alarmStored = (alarm: Alarm) => events.publish("alarm.stored", alarm);
+  events.subscribe("alarm.stored", alarmNotify.alarmStored);
+  events.subscribe("alarm.stored", (alarm) =>
     messages.alarmRaised(alarm).catch((error) => {
       app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
-    });
-  };
+    }),
+  );
   const gateway = createGateway({
     db,
     clock,
@@ -337,7 +348,7 @@ export async function buildApp(deps: AppDeps) {
     db,
     clock,
     sendCommand: gateway.sendCommand,
-    onRightsChanged: (deviceId, userId) => visits.rightsChanged(deviceId, userId),
+    onRightsChanged: (deviceId, userId) => events.publish("rights.changed", { deviceId, userId }),
     releaseFromProjects: (deviceId) => projects.releaseUnmanaged(deviceId),
   });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
@@ -473,6 +484,7 @@ export async function buildApp(deps: AppDeps) {
       enterprises,
       gateway,
       bus,
+      events,
       push,
       access,
       messages,

@@ -61,6 +61,14 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
+  /**
+   * This node's own address as the other nodes reach it (several nodes: a visit is carried
+   * to the node holding the device's tunnel). Default http://127.0.0.1:<PORT>.
+   */
+  NODE_URL: z
+    .string()
+    .regex(/^http:\/\/[^/]+$/, "must be http://host:port (no path), reachable by the other nodes")
+    .optional(),
   /** Reverse proxies whose X-Forwarded-For / -Proto / -Host are believed (default: none). */
   TRUST_PROXY: trustProxyField,
   SMTP_URL: z

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 
 /**
- * The event bus between modules (ARCHITECTURE "Push channel", "cross-node fan-out"):
+ * The event bus between modules (the typed names and payloads: src/events.ts):
  * in-process by default; a Redis implementation of the same interface serves several nodes.
  * Publishers write to the database first; the bus only tells.
  */
@@ -30,11 +30,3 @@ export function createInProcessBus(): Bus {
     },
   };
 }
-
-/** Bus topics. */
-export const BUS = {
-  /** A newly stored alarm (modules/alarms/schema.ts Alarm row). */
-  alarmStored: "alarm.stored",
-  /** A push for a user's or a terminal's open sockets, on every node (modules/push). */
-  push: "push",
-} as const;

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
-import { BUS, type Bus, createInProcessBus } from "./bus.ts";
+import { CROSS_NODE_EVENTS } from "../events.ts";
+import { type Bus, createInProcessBus } from "./bus.ts";
 
 /** A bus over Redis pub/sub, for several server nodes (ARCHITECTURE "Scale-out path"). */
 export interface RedisBus extends Bus {
@@ -7,12 +8,6 @@ export interface RedisBus extends Bus {
   ready(): Promise<void>;
   close(): Promise<void>;
 }
-
-/**
- * Topics every node must hear. The others stay in-process: an event such as `alarm.stored`
- * is handled by the node that stored the row, not once per node (docs/decisions.md).
- */
-export const CROSS_NODE_TOPICS: readonly string[] = [BUS.push];
 
 interface Log {
   warn(obj: object, msg: string): void;
@@ -29,7 +24,9 @@ export function createRedisBus(
   url: string,
   opts: { topics?: readonly string[]; prefix?: string; log?: Log; readyTimeoutMs?: number } = {},
 ): RedisBus {
-  const crossNode = new Set(opts.topics ?? CROSS_NODE_TOPICS);
+  // Events every node must hear (CROSSES_NODES); the others stay in-process: `alarm.stored`
+  // is handled by the node that stored the row, not once per node.
+  const crossNode = new Set<string>(opts.topics ?? CROSS_NODE_EVENTS);
   const prefix = opts.prefix ?? "keyway:";
   const log = opts.log ?? { warn: (obj, msg) => console.warn(msg, obj) };
   const local = createInProcessBus();

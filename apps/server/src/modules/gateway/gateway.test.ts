@@ -3,7 +3,6 @@ import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUS } from "../../infra/bus.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { alarms } from "../alarms/schema.ts";
@@ -150,9 +149,7 @@ describe("device gateway", () => {
   it("stores an alarm before acknowledging it, once even when the publish is retried", async () => {
     const d = await provision();
     const told: Array<{ uid: string }> = [];
-    const unsubscribe = h.app.services.bus.subscribe<{ uid: string }>(BUS.alarmStored, (a) =>
-      told.push(a),
-    );
+    const unsubscribe = h.app.services.events.subscribe("alarm.stored", (a) => told.push(a));
     const client = await connect(d.machineCode, d.deviceSecret);
     const alarm: AlarmPayload = {
       id: "a-1",

@@ -10,6 +10,7 @@ import {
 } from "@keyway/protocol";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { domainEvents } from "../../events.ts";
 import { createInProcessBus } from "../../infra/bus.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { createPushHub, PUSH_CLOSE } from "./service.ts";
@@ -222,7 +223,7 @@ describe("push channel /ws", () => {
     const app = Fastify();
     await app.register(websocket);
     const hub = createPushHub({
-      bus: createInProcessBus(),
+      events: domainEvents(createInProcessBus()),
       authenticate: h.app.services.accounts.authenticate,
       log: app.log,
       heartbeatTimeoutMs: 1000,

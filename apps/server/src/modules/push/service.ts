@@ -7,7 +7,7 @@ import {
 } from "@keyway/protocol";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { WebSocket } from "ws";
-import { BUS, type Bus } from "../../infra/bus.ts";
+import type { Events } from "../../events.ts";
 import { pushRoutes } from "./routes.ts";
 
 export type { PushMessage };
@@ -45,7 +45,7 @@ export const PUSH_CLOSE = {
 } as const;
 
 export interface PushHubDeps {
-  bus: Bus;
+  events: Events;
   authenticate: (token: string) => Promise<PushIdentity | null>;
   log: FastifyBaseLogger;
   /** A socket silent this long is closed (SPEC: heartbeat every 15 s; three missed). */
@@ -72,7 +72,7 @@ export type PushHub = ReturnType<typeof createPushHub>;
  * on one node reaches a socket held on another.
  */
 export function createPushHub(deps: PushHubDeps) {
-  const { bus, log } = deps;
+  const { events, log } = deps;
   const heartbeatTimeoutMs = deps.heartbeatTimeoutMs ?? 45_000;
   const maxBufferedBytes = deps.maxBufferedBytes ?? 1024 * 1024;
   const byUser = new Map<number, Set<Connection>>();
@@ -82,7 +82,7 @@ export function createPushHub(deps: PushHubDeps) {
   let connections = 0;
   let closed = false;
 
-  const unsubscribe = bus.subscribe<PushEnvelope>(BUS.push, (envelope) => {
+  const unsubscribe = events.subscribe("push", (envelope) => {
     const set = (envelope.to === "user" ? byUser : byTerminal).get(envelope.id);
     if (!set?.size) return;
     const frame = Buffer.from(envelope.frame, "base64");
@@ -144,7 +144,7 @@ export function createPushHub(deps: PushHubDeps) {
 
   function publish(to: PushEnvelope["to"], id: number, push: PushMessage) {
     const frame = Buffer.from(encodePush(push.scene, push.body)).toString("base64");
-    bus.publish<PushEnvelope>(BUS.push, { to, id, scene: push.scene, frame });
+    events.publish("push", { to, id, scene: push.scene, frame });
   }
 
   /** Serves one upgraded `/ws` socket whose token is `token`. */

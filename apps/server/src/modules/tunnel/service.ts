@@ -8,6 +8,7 @@ import {
 import { TunnelError, TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import { localTunnelRegistry, type TunnelPlace, type TunnelRegistry } from "./registry.ts";
 
 export interface TunnelDevice {
   id: number;
@@ -43,8 +44,11 @@ export function createTunnelHub(deps: {
   silentMs?: number;
   /** Told when a device's tunnel comes up or goes away. */
   onLinkChange?: (deviceId: number, online: boolean) => void;
+  /** Where other nodes' tunnels are, and where this node's are told (several nodes). */
+  registry?: TunnelRegistry;
 }) {
   const { log } = deps;
+  const registry = deps.registry ?? localTunnelRegistry;
   const silentMs = deps.silentMs ?? TUNNEL_PING_MS * 3;
   const links = new Map<number, Link>();
   const sweep = setInterval(() => {
@@ -69,6 +73,7 @@ export function createTunnelHub(deps: {
         // Said once by a sound agent; a stream of them is neither logged nor kept but the last.
         if (!link.hello) log.info({ device: device.code, target: hello.target }, "tunnel hello");
         link.hello = hello;
+        if (links.get(device.id) === link) registry.held(device.id, hello);
       },
       // A hostile or broken agent costs its own link, never the process or other devices.
       onViolation: (reason) => {
@@ -84,6 +89,7 @@ export function createTunnelHub(deps: {
     // A reconnect racing its old connection's close: the newest is the one that works.
     if (previous) previous.socket.close(TUNNEL_CLOSE.replaced, "replaced");
     log.info({ device: device.code }, "tunnel up");
+    registry.held(device.id, null);
     deps.onLinkChange?.(device.id, true);
 
     socket.on("message", (data, isBinary) => {
@@ -95,6 +101,7 @@ export function createTunnelHub(deps: {
       mux.close(new DeviceOfflineError());
       if (links.get(device.id) === link) {
         links.delete(device.id);
+        registry.released(device.id);
         log.info({ device: device.code }, "tunnel down");
         deps.onLinkChange?.(device.id, false);
       }
@@ -108,6 +115,18 @@ export function createTunnelHub(deps: {
   /** What the device's agent said about its targets; undefined when offline or not yet said. */
   function hello(deviceId: number): AgentHello | undefined {
     return links.get(deviceId)?.hello ?? undefined;
+  }
+
+  /**
+   * Where the device's tunnel is: here (node null), on another node (its URL, from the
+   * registry), or nowhere (null).
+   */
+  async function locate(
+    deviceId: number,
+  ): Promise<TunnelPlace | { node: null; hello: AgentHello | null } | null> {
+    const link = links.get(deviceId);
+    if (link) return { node: null, hello: link.hello };
+    return registry.lookup(deviceId);
   }
 
   /** A stream to `target` on the device's LAN (null: the agent's default target). */
@@ -136,7 +155,8 @@ export function createTunnelHub(deps: {
     clearInterval(sweep);
     for (const link of links.values()) link.socket.close(1001, "server stopping");
     links.clear();
+    await registry.close();
   }
 
-  return { accept, isOnline, hello, open, stats, close };
+  return { accept, isOnline, hello, locate, open, stats, close };
 }

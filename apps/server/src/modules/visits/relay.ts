@@ -9,6 +9,7 @@ import { createWebSocketStream, type WebSocket } from "ws";
 import { AppError } from "../../http/envelope.ts";
 import type { Actor } from "../access/service.ts";
 import { DeviceOfflineError } from "../tunnel/service.ts";
+import { bridgeWebSocket, forwardHttp, forwardUpgrade, RELAYED_HEADER } from "./forward.ts";
 import type { VisitHosts } from "./hosts.ts";
 import type { VisitService, VisitSession } from "./service.ts";
 
@@ -281,9 +282,17 @@ export function createRelay(deps: {
     return out;
   }
 
+  /** Another node's URL when it holds the tunnel of the visit's device (several nodes). */
+  async function elsewhere(request: IncomingMessage, r: Route): Promise<string | null> {
+    if (request.headers[RELAYED_HEADER]) return null;
+    return visits.nodeOf(r.id);
+  }
+
   async function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route) {
     let session: VisitSession;
     try {
+      const node = await elsewhere(request, r);
+      if (node) return forwardHttp(request, response, node, (error) => refuse(response, error));
       const ticket = r.path.includes(`${TICKET_PARAM}=`)
         ? new URL(r.path, "http://visit").searchParams.get(TICKET_PARAM)
         : null;
@@ -362,6 +371,8 @@ export function createRelay(deps: {
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, r: Route) {
     socket.on("error", () => socket.destroy());
     try {
+      const node = await elsewhere(request, r);
+      if (node) return forwardUpgrade(request, socket, head, node);
       const session = await sessionFor(request, r);
       const stream = await visits.openStream(session, null);
       visits.hold(session, socket);
@@ -395,10 +406,31 @@ export function createRelay(deps: {
    * the visit's own user and terminal (cloudtoken). Refusals close with TCP_CLOSE codes and
    * the hwcode in the reason.
    */
-  function tcp(socket: WebSocket, visitId: string, target: string | undefined, actor: Actor) {
+  function tcp(
+    socket: WebSocket,
+    visitId: string,
+    target: string | undefined,
+    caller: { actor: Actor; token: string; relayed: boolean },
+  ) {
+    const { actor } = caller;
+    // Nothing is read until it is known where the device's tunnel is.
+    socket.pause();
+    (caller.relayed ? Promise.resolve(null) : visits.nodeOf(visitId)).then(
+      (node) => {
+        if (!node) return tcpHere(socket, visitId, target, actor);
+        const query = target ? `?target=${encodeURIComponent(target)}` : "";
+        bridgeWebSocket(socket, node, `/visit-tcp/${visitId}${query}`, caller.token);
+        socket.resume();
+      },
+      () => tcpHere(socket, visitId, target, actor),
+    );
+  }
+
+  function tcpHere(socket: WebSocket, visitId: string, target: string | undefined, actor: Actor) {
     // Made at once: bytes the client sends while the stream opens wait here (bounded: the
     // WebSocket is paused when this buffer fills).
     const local = createWebSocketStream(socket);
+    socket.resume();
     local.on("error", () => {});
     const closeWith = (error: unknown) => {
       const e = asAppError(error);

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { type Caller, callerOf } from "../../http/auth.ts";
 import { ok } from "../../http/envelope.ts";
 import type { Actor } from "../access/service.ts";
+import { RELAYED_HEADER } from "./forward.ts";
 import type { createRelay } from "./relay.ts";
 import type { VisitService } from "./service.ts";
 
@@ -138,7 +139,11 @@ export function visitRoutes(
     (socket, request) => {
       const { visitId } = request.params as { visitId: string };
       const { target } = request.query as { target?: string };
-      relay.tcp(socket, visitId, target, actorOf(request));
+      relay.tcp(socket, visitId, target, {
+        actor: actorOf(request),
+        token: callerOf(request).token,
+        relayed: Boolean(request.headers[RELAYED_HEADER]),
+      });
     },
   );
 }

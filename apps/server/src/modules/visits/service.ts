@@ -14,8 +14,8 @@ import {
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import type { Events } from "../../events.ts";
 import { AppError, fail } from "../../http/envelope.ts";
-import type { Bus } from "../../infra/bus.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashToken, newToken } from "../../infra/crypto.ts";
 import type { Actor } from "../access/service.ts";
@@ -24,12 +24,6 @@ import { deviceLinks } from "../devices/schema.ts";
 import { DeviceOfflineError, type TunnelHub } from "../tunnel/service.ts";
 import type { VisitHosts } from "./hosts.ts";
 import { type Visit, visits } from "./schema.ts";
-
-/** Bus topics of this module: every node cuts the streams it holds. */
-const TOPIC = {
-  rightsChanged: "visits.rightsChanged",
-  ended: "visits.ended",
-} as const;
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -120,7 +114,7 @@ export function createVisitService(deps: {
   db: Db;
   clock: Clock;
   log: FastifyBaseLogger;
-  bus: Bus;
+  events: Events;
   access: { rights(actor: Actor, deviceId: number): Promise<ConnectRight> };
   tunnels: TunnelHub;
   publicUrl: string;
@@ -132,7 +126,7 @@ export function createVisitService(deps: {
   /** How long an issued URL may wait to be opened (ms). */
   linkTtlMs?: number;
 }) {
-  const { db, clock, log, bus, access, tunnels } = deps;
+  const { db, clock, log, events, access, tunnels } = deps;
   const recheckMs = deps.recheckMs ?? 3000;
   const idleMs = deps.idleMs ?? 10 * 60_000;
   const linkTtlMs = deps.linkTtlMs ?? 60_000;
@@ -158,9 +152,10 @@ export function createVisitService(deps: {
     options: { target?: string } = {},
   ): Promise<VisitUrl> {
     const right = await access.rights(actor, deviceId);
-    if (!tunnels.isOnline(deviceId))
-      throw fail("DEVICE_OFFLINE", { machine_id: deviceId, online: false });
-    const hello = tunnels.hello(deviceId);
+    // The tunnel may be held by any node (the relay carries the visit there).
+    const place = await tunnels.locate(deviceId);
+    if (!place) throw fail("DEVICE_OFFLINE", { machine_id: deviceId, online: false });
+    const hello = place.hello;
     let target = hello?.target ?? "";
     if (options.target) {
       const parsed = parseTarget(options.target);
@@ -202,6 +197,26 @@ export function createVisitService(deps: {
   }
 
   // ---- Sessions ----
+
+  /** Visit id → device (a visit's device never changes); bounded, oldest dropped first. */
+  const deviceOfVisit = new Map<string, number>();
+
+  /**
+   * The node that holds the tunnel of a visit's device when it is another one (its URL), so
+   * that the relay carries the request there; null: here, or unknown (refused here).
+   */
+  async function nodeOf(id: string): Promise<string | null> {
+    let deviceId = sessions.get(id)?.deviceId ?? deviceOfVisit.get(id);
+    if (deviceId === undefined) {
+      deviceId = (await row(id))?.deviceId;
+      if (deviceId === undefined) return null;
+      if (deviceOfVisit.size >= 10_000)
+        deviceOfVisit.delete(deviceOfVisit.keys().next().value ?? "");
+      deviceOfVisit.set(id, deviceId);
+    }
+    if (tunnels.isOnline(deviceId)) return null;
+    return (await tunnels.locate(deviceId))?.node ?? null;
+  }
 
   async function row(id: string): Promise<Visit | undefined> {
     const [visit] = await db.select().from(visits).where(eq(visits.id, id)).limit(1);
@@ -481,7 +496,7 @@ export function createVisitService(deps: {
       sessions.delete(session.id);
     }
     log.info({ visit: session.id, reason }, "visit ended");
-    bus.publish(TOPIC.ended, { visitId: session.id, reason });
+    events.publish("visit.ended", { visitId: session.id, reason });
   }
 
   /** Bytes and last activity of open visits go to their rows every re-check. */
@@ -572,20 +587,15 @@ export function createVisitService(deps: {
     }
   }
 
+  // Every node hears these (src/events.ts) and acts on the visits it holds.
   const unsubscribe = [
-    bus.subscribe<{ deviceId: number; userId?: number }>(TOPIC.rightsChanged, (m) =>
-      recheckDevice(m.deviceId, m.userId),
-    ),
-    bus.subscribe<{ visitId: string; reason: VisitEndReason }>(TOPIC.ended, (m) => {
+    events.subscribe("rights.changed", (m) => recheckDevice(m.deviceId, m.userId)),
+    events.subscribe("visit.ended", (m) => {
       const session = sessions.get(m.visitId);
       if (session) void end(session, m.reason);
     }),
+    events.subscribe("tunnel.link", (m) => linkChanged(m.deviceId)),
   ];
-
-  /** The access workflow's hook: a right on the device may have ended (every node hears). */
-  function rightsChanged(deviceId: number, userId?: number): void {
-    bus.publish(TOPIC.rightsChanged, { deviceId, userId });
-  }
 
   /** A device's tunnel went away or came back: its visits' pooled connections are stale. */
   function linkChanged(deviceId: number): void {
@@ -696,7 +706,7 @@ export function createVisitService(deps: {
           .set({ endedAt: clock.now(), endReason: "ended_by_owner", endedBy: actor.userId })
           .where(and(eq(visits.id, id), isNull(visits.endedAt)));
         // Another node may hold its streams.
-        bus.publish(TOPIC.ended, { visitId: id, reason: "ended_by_owner" });
+        events.publish("visit.ended", { visitId: id, reason: "ended_by_owner" });
       }
     }
     return item(id);
@@ -725,12 +735,11 @@ export function createVisitService(deps: {
     claim,
     byCookie,
     byCaller,
+    nodeOf,
     openStream,
     agentOf,
     hold,
     touch,
-    rightsChanged,
-    linkChanged,
     list,
     endByOwner,
     sweep,
