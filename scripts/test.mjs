@@ -1,29 +1,16 @@
-// `npm test`: install if needed, build the web app (the browser tests use it), run vitest,
-// then print one closing line "Tests: N passed, N failed".
+// `npm test`: install if needed (the Debian packages too, scripts/system-packages.mjs), build
+// the web app (the browser tests use it), run vitest, then print one closing line
+// "Tests: N passed, N failed".
 // Extra arguments go to vitest, e.g. `npm test -- apps/server`.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ensureInstalled, ensureWebBuilt, root } from "./prepare.mjs";
+import { ensureSystemPackages } from "./system-packages.mjs";
 
 // The tests start real programs besides Node: a broker, Redis, certificates, a browser.
-// Say what is missing, in one line, before anything runs.
-const onPath = (name) =>
-  (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .some((dir) => dir && existsSync(path.join(dir, name)));
-const missing = [
-  ["/usr/sbin/mosquitto", "mosquitto"],
-  ["redis-server", "redis-server"],
-  ["/usr/bin/openssl", "openssl"],
-  ["/usr/bin/chromium", "chromium"],
-].filter(([program]) => (program.startsWith("/") ? !existsSync(program) : !onPath(program)));
-if (missing.length > 0) {
-  console.error(
-    `npm test needs ${missing.map(([program]) => program).join(", ")}: apt-get install chromium mosquitto redis-server openssl`,
-  );
-  process.exit(1);
-}
+// Install the missing Debian packages where we may, or say in one line how, before anything runs.
+ensureSystemPackages();
 
 ensureInstalled();
 ensureWebBuilt();
