@@ -258,6 +258,8 @@ export async function buildApp(deps: AppDeps) {
     clock,
     secretKey: config.SECRET_KEY,
     openSession: accounts.openSession,
+    endOtherSessions: (caller) =>
+      accounts.endOtherSessions(caller, LOGOUT_REASON.twoFactorEnabled),
   });
   const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
   // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).

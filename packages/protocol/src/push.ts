@@ -49,6 +49,8 @@ export const LOGOUT_REASON = {
   passwordChanged: 3,
   /** The account was deleted. */
   accountDeleted: 4,
+  /** Two-factor login was turned on: sessions opened with the password alone end. */
+  twoFactorEnabled: 5,
 } as const;
 export type LogoutReason = (typeof LOGOUT_REASON)[keyof typeof LOGOUT_REASON];
 

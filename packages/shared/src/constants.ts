@@ -82,8 +82,20 @@ export const VERIFICATION = {
   smsDailyLimitPerPhone: 10,
 } as const;
 
-/** Login hardening: per-account lock after repeated wrong passwords. */
-export const LOGIN_LOCK = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 } as const;
+/**
+ * Login hardening (docs/decisions.md 161): `maxFailures` wrong passwords from one source
+ * within `windowMinutes` lock that source out of the account for `lockMinutes`; past
+ * `accountMaxFailures` from all sources within `accountWindowMinutes`, only sources the owner
+ * logged in from during the last `knownSourceDays` may try a password until the window ends.
+ */
+export const LOGIN_LOCK = {
+  maxFailures: 5,
+  windowMinutes: 15,
+  lockMinutes: 15,
+  accountMaxFailures: 50,
+  accountWindowMinutes: 60,
+  knownSourceDays: 90,
+} as const;
 /** A token without keep-login lives one day; with keep-login, TOKEN_COOKIE_DAYS. */
 export const SESSION_TOKEN_HOURS = 24;
 

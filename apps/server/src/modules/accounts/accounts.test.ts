@@ -1,4 +1,4 @@
-import { HW, VALIDATION_MESSAGES } from "@keyway/shared";
+import { HW, LOGIN_LOCK, VALIDATION_MESSAGES } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
@@ -255,25 +255,62 @@ describe("login", () => {
     expect(wrong.body).toMatchObject({ hwcode: "07010110", msg: "Password error" });
   });
 
-  it("locks the account after five wrong passwords, then unlocks after the lock time", async () => {
+  it("locks out the source of five wrong passwords only: the owner elsewhere still logs in", async () => {
     await h.signUp("dave@example.com", "right123");
-    for (let i = 0; i < 4; i++) {
-      const r = await h.call("POST", "/api/user/login", {
-        form: { loginName: "dave@example.com", loginPwd: `wrong${i}xx` },
-      });
+    const attacker = "203.0.113.66";
+    const tryFrom = (ip: string, loginPwd: string) =>
+      h.call("POST", "/api/user/login", { form: { loginName: "dave@example.com", loginPwd }, ip });
+    const answers: string[] = [];
+    // 18 guesses and 2 right passwords: the 20 logins a minute one address may send at all.
+    for (let i = 0; i < 18; i++) answers.push((await tryFrom(attacker, `wrong${i}xx`)).body.hwcode);
+    expect(answers.slice(0, 4)).toEqual(Array(4).fill(HW.PASSWORD_ERROR.code));
+    expect(answers.slice(4)).toEqual(Array(14).fill(HW.ACCOUNT_LOCKED.code));
+    // Even the right password is refused from the locked-out source…
+    expect((await tryFrom(attacker, "right123")).body.hwcode).toBe(HW.ACCOUNT_LOCKED.code);
+    // …while the owner, from another address, is not locked out by the attacker.
+    expect((await tryFrom("198.51.100.20", "right123")).body.hwcode).toBe(0);
+    h.clock.advance(16 * MINUTE);
+    expect((await tryFrom(attacker, "right123")).body.hwcode).toBe(0);
+  });
+
+  it("past 50 wrong passwords from many sources in an hour, lets in only the owner's known sources", async () => {
+    await h.signUp("gus@example.com", "right123");
+    const tryFrom = (ip: string, loginPwd: string) =>
+      h.call("POST", "/api/user/login", { form: { loginName: "gus@example.com", loginPwd }, ip });
+    const home = "198.51.100.30";
+    expect((await tryFrom(home, "right123")).body.hwcode).toBe(0);
+    // A guesser spread over addresses, two tries each: no single source reaches its lock.
+    for (let i = 0; i < LOGIN_LOCK.accountMaxFailures; i++) {
+      const r = await tryFrom(`203.0.113.${100 + Math.floor(i / 2)}`, `guess${i}xx`);
       expect(r.body.hwcode).toBe(HW.PASSWORD_ERROR.code);
     }
-    const fifth = await h.call("POST", "/api/user/login", {
-      form: { loginName: "dave@example.com", loginPwd: "wrong5xx" },
+    // Now a new address is refused before its password is even tried; home still gets in.
+    expect((await tryFrom("192.0.2.77", "right123")).body.hwcode).toBe(HW.ACCOUNT_LOCKED.code);
+    expect((await tryFrom(home, "right123")).body.hwcode).toBe(0);
+    h.clock.advance((LOGIN_LOCK.accountWindowMinutes + 1) * MINUTE);
+    expect((await tryFrom("192.0.2.77", "right123")).body.hwcode).toBe(0);
+  });
+
+  it("a password reset by code ends every lock on the account", async () => {
+    await h.signUp("fay@example.com", "right123");
+    const attacker = "203.0.113.67";
+    for (let i = 0; i < LOGIN_LOCK.maxFailures; i++) {
+      await h.call("POST", "/api/user/login", {
+        form: { loginName: "fay@example.com", loginPwd: `wrong${i}xx` },
+        ip: attacker,
+      });
+    }
+    await h.call("POST", "/api/common/emailCode", {
+      form: { email: "fay@example.com", purpose: "reset" },
     });
-    expect(fifth.body.hwcode).toBe(HW.ACCOUNT_LOCKED.code);
-    const evenRight = await h.call("POST", "/api/user/login", {
-      form: { loginName: "dave@example.com", loginPwd: "right123" },
+    const code = await h.lastCode("fay@example.com");
+    const reset = await h.call("PUT", "/api/user/v1/password", {
+      form: { email: "fay@example.com", password: "newpass123", code },
     });
-    expect(evenRight.body.hwcode).toBe(HW.ACCOUNT_LOCKED.code);
-    h.clock.advance(16 * MINUTE);
+    expect(reset.body.hwcode).toBe(0);
     const after = await h.call("POST", "/api/user/login", {
-      form: { loginName: "dave@example.com", loginPwd: "right123" },
+      form: { loginName: "fay@example.com", loginPwd: "newpass123" },
+      ip: attacker,
     });
     expect(after.body.hwcode).toBe(0);
   });

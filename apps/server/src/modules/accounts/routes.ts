@@ -566,7 +566,7 @@ export function twoFactorRoutes(
     },
     async (request) => {
       const code = request.body?.code;
-      if (code) return ok(await twoFactor.confirmSetup(callerOf(request).userId, code));
+      if (code) return ok(await twoFactor.confirmSetup(callerOf(request), code));
       const context = contextOf(request);
       return ok(await twoFactor.beginSetup(await userOf(request), context.brand, context.lang));
     },

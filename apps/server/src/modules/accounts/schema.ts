@@ -4,6 +4,7 @@ import {
   index,
   integer,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -30,8 +31,10 @@ export const users = pgTable(
     oemId: text("oem_id"),
     /** Null until the registration code was confirmed. */
     activatedAt: timestamp("activated_at", { withTimezone: true }),
+    /** Wrong passwords from all sources in the account-wide window (login_sources per source). */
     failedLogins: integer("failed_logins").notNull().default(0),
     failedLoginsSince: timestamp("failed_logins_since", { withTimezone: true }),
+    /** The account-wide soft limit: until then only known sources may try a password. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -62,6 +65,26 @@ export const terminals = pgTable(
     uniqueIndex("terminals_token_hash_key").on(t.tokenHash),
     index("terminals_user_idx").on(t.userId),
   ],
+);
+
+/**
+ * Password failures per account and source address (docs/decisions.md 161): five wrong
+ * passwords lock that source out of that account only; `lastSuccessAt` marks an address the
+ * owner logged in from, which still gets in while the account-wide soft limit holds.
+ */
+export const loginSources = pgTable(
+  "login_sources",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    ip: text("ip").notNull(),
+    failures: integer("failures").notNull().default(0),
+    failuresSince: timestamp("failures_since", { withTimezone: true }),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lastSuccessAt: timestamp("last_success_at", { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.ip] })],
 );
 
 /**

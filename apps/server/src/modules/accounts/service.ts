@@ -5,7 +5,6 @@ import {
   type ConfirmAccountResult,
   type FriendEntry,
   type Lang,
-  LOGIN_LOCK,
   maskPhone,
   normalizePhone,
   type RegisterResult,
@@ -22,6 +21,7 @@ import type { Clock } from "../../infra/clock.ts";
 import { hashPassword, hashToken, newToken, verifyPassword } from "../../infra/crypto.ts";
 import { deviceLinks } from "../devices/schema.ts";
 import type { CodeTarget, VerificationService } from "../verification/service.ts";
+import { createLoginGuard } from "./loginGuard.ts";
 import { terminals, type User, users } from "./schema.ts";
 
 /** An account as the user names it: a phone (with its country code) or an e-mail. */
@@ -91,6 +91,7 @@ export function createAccountService(deps: {
   ) => void;
 }) {
   const { db, clock, verification } = deps;
+  const guard = createLoginGuard({ db, clock });
   const ended = (userId: number, rows: { id: number }[], reason: LogoutReason, ip = "") => {
     if (rows.length)
       deps.onTerminalsEnded?.(
@@ -189,34 +190,15 @@ export function createAccountService(deps: {
   ) {
     const user = await findUser(input.account);
     if (!user) throw fail("ACCOUNT_NOT_FOUND");
-    const now = clock.now();
-    if (user.lockedUntil && user.lockedUntil > now) throw fail("ACCOUNT_LOCKED");
-
+    await guard.admit(user, context.ip);
     if (!(await verifyPassword(user.passwordHash, input.password))) {
-      const windowStart = user.failedLoginsSince;
-      const inWindow =
-        windowStart && now.getTime() - windowStart.getTime() < LOGIN_LOCK.windowMinutes * 60_000;
-      const failures = (inWindow ? user.failedLogins : 0) + 1;
-      const locked = failures >= LOGIN_LOCK.maxFailures;
-      await db
-        .update(users)
-        .set({
-          failedLogins: locked ? 0 : failures,
-          failedLoginsSince: inWindow ? windowStart : now,
-          lockedUntil: locked ? new Date(now.getTime() + LOGIN_LOCK.lockMinutes * 60_000) : null,
-        })
-        .where(eq(users.id, user.id));
+      const locked = await guard.wrongPassword(user.id, context.ip);
       throw fail(locked ? "ACCOUNT_LOCKED" : "PASSWORD_ERROR");
     }
     if (!user.activatedAt) throw fail("ACCOUNT_NOT_ACTIVATED");
+    await guard.rightPassword(user.id, context.ip);
     const challenge = await deps.secondFactor?.(user, input);
-    if (challenge) {
-      await db
-        .update(users)
-        .set({ failedLogins: 0, failedLoginsSince: null, lockedUntil: null })
-        .where(eq(users.id, user.id));
-      throw fail("TWO_FACTOR_REQUIRED", challenge);
-    }
+    if (challenge) throw fail("TWO_FACTOR_REQUIRED", challenge);
     return openSession(user, input, context);
   }
 
@@ -240,10 +222,7 @@ export function createAccountService(deps: {
     const uuid = input.terminal.uuid || `anon-${hashToken(token).slice(0, 16)}`;
     const type = input.terminal.type || "web";
     const replaced = await db.transaction(async (tx) => {
-      await tx
-        .update(users)
-        .set({ failedLogins: 0, failedLoginsSince: null, lockedUntil: null })
-        .where(eq(users.id, user.id));
+      await guard.loggedIn(user.id, context.ip, tx);
       // One token per terminal: logging in again from the same terminal replaces it;
       // expired terminals of this user are pruned on the way.
       await tx
@@ -412,10 +391,8 @@ export function createAccountService(deps: {
     const passwordHash = await hashPassword(password);
     await verification.check(asTarget(account), "reset", code, { consume: true });
     const removed = await db.transaction(async (tx) => {
-      await tx
-        .update(users)
-        .set({ passwordHash, failedLogins: 0, lockedUntil: null })
-        .where(eq(users.id, user.id));
+      await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+      await guard.release(user.id, tx);
       return tx
         .delete(terminals)
         .where(eq(terminals.userId, user.id))
@@ -469,6 +446,18 @@ export function createAccountService(deps: {
         .returning({ id: terminals.id });
     });
     ended(user.id, removed, LOGOUT_REASON.passwordChanged);
+  }
+
+  /** Ends every session of the user but the caller's, each told why over the push channel. */
+  async function endOtherSessions(
+    caller: { userId: number; terminalId: number },
+    reason: LogoutReason,
+  ) {
+    const removed = await db
+      .delete(terminals)
+      .where(and(eq(terminals.userId, caller.userId), ne(terminals.id, caller.terminalId)))
+      .returning({ id: terminals.id });
+    ended(caller.userId, removed, reason);
   }
 
   async function setHideMap(userId: number, hideMap: boolean) {
@@ -569,6 +558,7 @@ export function createAccountService(deps: {
     changeName,
     changeAccount,
     changePassword,
+    endOtherSessions,
     setHideMap,
     listTerminals,
     deleteTerminal,

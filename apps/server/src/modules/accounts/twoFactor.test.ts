@@ -1,8 +1,11 @@
+import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
 import { BRANDS, HW, TWO_FACTOR } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../../config.ts";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../http/envelope.ts";
+import { PUSH_CLOSE } from "../push/service.ts";
+import { PushClient } from "../push/testClient.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { twoFactorAuth, twoFactorRecoveryCodes } from "./schema.ts";
 import {
@@ -165,6 +168,31 @@ describe("enable two-factor login", () => {
     });
   });
 
+  it("ends the user's other sessions when it turns on, each told over its push socket", async () => {
+    const token = await h.signUp("sessions@example.com");
+    const desk = await h.login("sessions@example.com", "secret123");
+    const address = await h.app.listen({ port: 0, host: "127.0.0.1" });
+    const deskSocket = await PushClient.open(
+      `${address.replace(/^http/, "ws")}/ws?token=${encodeURIComponent(desk)}`,
+    );
+    await deskSocket.ready();
+    const setup = await h.call("POST", "/api/v1/users/enableTwoFactorAuthentication", { token });
+    const on = await h.call("POST", "/api/v1/users/enableTwoFactorAuthentication", {
+      token,
+      form: { code: codeNow(setup.body.hwdata.secret) },
+    });
+    expect(on.body.hwcode).toBe(0);
+    // The desk's session was opened with the password alone: it is told, then refused.
+    expect(await deskSocket.next()).toMatchObject({
+      scene: PUSH_SCENES.userLogout,
+      body: { reason: LOGOUT_REASON.twoFactorEnabled },
+    });
+    expect((await deskSocket.closedWith()).code).toBe(PUSH_CLOSE.loggedOut);
+    expect((await h.call("GET", "/api/user/selectInfo", { token: desk })).status).toBe(401);
+    // The session that turned it on stays.
+    expect((await h.call("GET", "/api/user/selectInfo", { token })).body.hwcode).toBe(0);
+  });
+
   it("refuses a set-up confirmed after it expired", async () => {
     const token = await h.signUp("slow-setup@example.com");
     const setup = await h.call("POST", "/api/v1/users/enableTwoFactorAuthentication", { token });
@@ -305,6 +333,7 @@ describe("log in with two-factor on", () => {
       clock: h.clock,
       secretKey: testConfig({}).SECRET_KEY,
       openSession: async () => ({}),
+      endOtherSessions: async () => {},
     });
     const context = { lang: "en", brand: BRANDS[0], ip: "198.51.100.7" } as const;
     const answers = await Promise.allSettled(

@@ -126,6 +126,8 @@ export function createTwoFactorService(deps: {
     input: { keepLogin: boolean; terminal: TerminalInfo },
     context: RequestContext,
   ) => Promise<unknown>;
+  /** Sessions opened before two-factor was on must log in again, with it. */
+  endOtherSessions: (caller: { userId: number; terminalId: number }) => Promise<void>;
 }) {
   const { db, clock, secretKey } = deps;
   const minutes = (n: number) => n * 60_000;
@@ -191,8 +193,15 @@ export function createTwoFactorService(deps: {
     };
   }
 
-  /** The first right code turns two-factor on; the recovery codes are answered once. */
-  async function confirmSetup(userId: number, code: string): Promise<TwoFactorEnabled> {
+  /**
+   * The first right code turns two-factor on; the recovery codes are answered once. Every
+   * other session of the user ends: it was opened with the password alone.
+   */
+  async function confirmSetup(
+    caller: { userId: number; terminalId: number },
+    code: string,
+  ): Promise<TwoFactorEnabled> {
+    const { userId } = caller;
     const row = await rowOf(userId);
     if (row?.enabledAt) throw fail("TWO_FACTOR_ALREADY_ON");
     if (!row || row.setupExpiresAt <= clock.now()) throw fail("TWO_FACTOR_SETUP_EXPIRED");
@@ -205,7 +214,9 @@ export function createTwoFactorService(deps: {
       .update(twoFactorAuth)
       .set({ enabledAt: clock.now(), failedCodes: 0, failedCodesSince: null })
       .where(eq(twoFactorAuth.userId, userId));
-    return { recoveryCodes: await replaceRecoveryCodes(userId) };
+    const recoveryCodes = await replaceRecoveryCodes(userId);
+    await deps.endOtherSessions(caller);
+    return { recoveryCodes };
   }
 
   async function replaceRecoveryCodes(userId: number): Promise<string[]> {
