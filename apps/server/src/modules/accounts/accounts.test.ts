@@ -260,7 +260,7 @@ describe("login", () => {
     const attacker = "203.0.113.66";
     const tryFrom = (ip: string, loginPwd: string) =>
       h.call("POST", "/api/user/login", { form: { loginName: "dave@example.com", loginPwd }, ip });
-    const answers: string[] = [];
+    const answers: (string | number)[] = [];
     // 18 guesses and 2 right passwords: the 20 logins a minute one address may send at all.
     for (let i = 0; i < 18; i++) answers.push((await tryFrom(attacker, `wrong${i}xx`)).body.hwcode);
     expect(answers.slice(0, 4)).toEqual(Array(4).fill(HW.PASSWORD_ERROR.code));

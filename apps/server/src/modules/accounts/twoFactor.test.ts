@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../../config.ts";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../http/envelope.ts";
+import { createHarness, type Harness } from "../../testing/harness.ts";
 import { PUSH_CLOSE } from "../push/service.ts";
 import { PushClient } from "../push/testClient.ts";
-import { createHarness, type Harness } from "../../testing/harness.ts";
 import { twoFactorAuth, twoFactorRecoveryCodes } from "./schema.ts";
 import {
   base32Decode,
