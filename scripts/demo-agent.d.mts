@@ -11,4 +11,9 @@ export function demoAgentCommand(options: {
   hmiPort: number | string;
   dataDir: string;
   env?: NodeJS.ProcessEnv;
+  /** node's arguments before the agent's own (default SOURCE_AGENT). */
+  program?: string[];
 }): { args: string[]; env: NodeJS.ProcessEnv };
+
+export const SOURCE_AGENT: string[];
+export const BUILT_AGENT: string[];

@@ -4,16 +4,25 @@
 // environment is readable by its own user only.
 import path from "node:path";
 
+/** The agent's sources through tsx (the tests), or its build (npm start, scripts/build.mjs). */
+export const SOURCE_AGENT = ["--import", "tsx", "apps/agent/src/cli.ts"];
+export const BUILT_AGENT = ["apps/agent/dist/cli.js"];
+
 /**
  * `demo` is demo-agent.json as the server writes it ({server, tunnel, machineCode,
- * deviceSecret}); the agent keeps its alarm queue in `<dataDir>/agent`.
+ * deviceSecret}); the agent keeps its alarm queue in `<dataDir>/agent`. `program` is node's
+ * arguments before the agent's own.
  */
-export function demoAgentCommand({ demo, hmiPort, dataDir, env = process.env }) {
+export function demoAgentCommand({
+  demo,
+  hmiPort,
+  dataDir,
+  env = process.env,
+  program = SOURCE_AGENT,
+}) {
   return {
     args: [
-      "--import",
-      "tsx",
-      "apps/agent/src/cli.ts",
+      ...program,
       "run",
       "--server",
       demo.server,

@@ -1,5 +1,6 @@
 // Makes a checkout runnable with nothing but Node and npm: installs the packages when they
-// are missing or older than the lockfile, and builds the web app when its sources changed.
+// are missing or older than the lockfile, and builds the web app, the server and the agent
+// when their sources changed.
 // Uses only Node built-ins, because it runs before `npm install`.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -41,5 +42,24 @@ export function ensureWebBuilt() {
   if (!existsSync(index) || statSync(index).mtimeMs < sources) {
     console.log("Building the web app ...");
     run("npm", ["run", "build", "-w", "@keyway/web"]);
+  }
+}
+
+/** The server and the agent as JavaScript (scripts/build.mjs, about a second), when stale. */
+export function ensureServerBuilt() {
+  const built = ["apps/server/dist/main.js", "apps/server/dist/cli.js", "apps/agent/dist/cli.js"];
+  const sources = [
+    "apps/server/src",
+    "apps/agent/src",
+    "packages/shared/src",
+    "packages/protocol/src",
+  ];
+  const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+  const oldest = Math.min(...built.map((file) => mtime(path.join(root, file))));
+  // scripts/: build.mjs and node-check.mjs.
+  const changed = Math.max(...[...sources, "scripts"].map((dir) => newest(path.join(root, dir))));
+  if (oldest < changed) {
+    console.log("Building the server and the agent ...");
+    run(process.execPath, ["scripts/build.mjs"]);
   }
 }

@@ -1,14 +1,18 @@
-// `npm start`: install if needed, build the web app if needed, start the platform on its
-// embedded defaults (PGlite in ./data, embedded broker, local outbox) and, in the demo
-// set-up, one simulated device (keyway-agent --simulate) as the demo user's device.
+// `npm start`: install if needed, build the web app, the server and the agent if needed, start
+// the platform on its embedded defaults (PGlite in ./data, embedded broker, local outbox) and,
+// in the demo set-up, one simulated device (keyway-agent --simulate) as the demo user's device.
+// Both run as production does: the built JavaScript with plain node (scripts/build.mjs).
+// First of all: the Node.js version check.
+import "./node-check.mjs";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { demoAgentCommand } from "./demo-agent.mjs";
-import { ensureInstalled, ensureWebBuilt, root } from "./prepare.mjs";
+import { BUILT_AGENT, demoAgentCommand } from "./demo-agent.mjs";
+import { ensureInstalled, ensureServerBuilt, ensureWebBuilt, root } from "./prepare.mjs";
 
 ensureInstalled();
 ensureWebBuilt();
+ensureServerBuilt();
 
 const dataDir = path.resolve(root, process.env.DATA_DIR ?? "data");
 const demo = (process.env.DEMO ?? "1") === "1";
@@ -16,7 +20,7 @@ const agentFile = path.join(dataDir, "demo-agent.json");
 rmSync(agentFile, { force: true });
 
 const children = [];
-const server = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
+const server = spawn(process.execPath, ["apps/server/dist/main.js"], {
   cwd: root,
   stdio: "inherit",
 });
@@ -39,7 +43,7 @@ if (demo) {
     const demo = JSON.parse(readFileSync(agentFile, "utf8"));
     const hmiPort = process.env.DEMO_HMI_PORT ?? "8000";
     // The secret goes to the agent in its environment, not on its command line.
-    const { args, env } = demoAgentCommand({ demo, hmiPort, dataDir });
+    const { args, env } = demoAgentCommand({ demo, hmiPort, dataDir, program: BUILT_AGENT });
     const agent = spawn(process.execPath, args, { cwd: root, stdio: "inherit", env });
     children.push(agent);
     console.log(

@@ -2,6 +2,8 @@
 // the web app (the browser tests use it), run vitest, then print one closing line
 // "Tests: N passed, N failed".
 // Extra arguments go to vitest, e.g. `npm test -- apps/server`.
+// First of all: the Node.js version check.
+import "./node-check.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";

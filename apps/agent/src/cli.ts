@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
+// First of all: the Node.js version check (scripts/node-check.mjs).
+import "../../../scripts/node-check.mjs";
+import { existsSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { formatTarget, parseTarget, type TunnelTarget } from "@keyway/protocol";
 import { Agent } from "./agent.ts";
@@ -87,13 +89,15 @@ function count(name: string, value: string | undefined, fallback: number, max = 
   return Number(value);
 }
 
+/** The version in the agent's package.json: the nearest one above this file (src/ or dist/). */
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    return String(pkg.version);
-  } catch {
-    return "0.0.0";
-  }
+    for (let dir = import.meta.dirname; dirname(dir) !== dir; dir = dirname(dir)) {
+      const file = join(dir, "package.json");
+      if (existsSync(file)) return String(JSON.parse(readFileSync(file, "utf8")).version);
+    }
+  } catch {}
+  return "0.0.0";
 }
 
 function target(name: string, text: string): TunnelTarget {

@@ -10,6 +10,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
 import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
 import { MESSAGE_TYPE } from "@keyway/shared";
+import { sql } from "drizzle-orm";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import {
   jsonSchemaTransform,
@@ -21,11 +22,14 @@ import type { Db } from "./db/client.ts";
 import { domainEvents } from "./events.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
 import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { CheckFailed, healthRoutes } from "./http/health.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
+import { registerRequestId, requestIdOf } from "./http/requestId.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
 import { type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
+import { createMetrics } from "./infra/metrics.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
 import { accessRoutes } from "./modules/access/routes.ts";
@@ -127,6 +131,8 @@ export async function buildApp(deps: AppDeps) {
   let relay: ReturnType<typeof createRelay> | undefined;
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? { level: config.LOG_LEVEL },
+    // Every log line of a request carries its id (the caller's X-Request-Id when well-formed).
+    genReqId: requestIdOf,
     // Only the configured proxies may name the client (per-IP limits, terminal IPs).
     trustProxy: trustProxyOf(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
@@ -146,6 +152,7 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("caller", null);
   registerEnvelope(app);
+  registerRequestId(app);
   registerStorableText(app);
   app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
   // Visit hosts only under the configured domain (VISIT_DOMAIN, or visit.<PUBLIC_URL host>).
@@ -258,8 +265,7 @@ export async function buildApp(deps: AppDeps) {
     clock,
     secretKey: config.SECRET_KEY,
     openSession: accounts.openSession,
-    endOtherSessions: (caller) =>
-      accounts.endOtherSessions(caller, LOGOUT_REASON.twoFactorEnabled),
+    endOtherSessions: (caller) => accounts.endOtherSessions(caller, LOGOUT_REASON.twoFactorEnabled),
   });
   const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
   // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).
@@ -344,6 +350,7 @@ export async function buildApp(deps: AppDeps) {
     onAlarm: alarmStored,
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
     mqttUrl: config.MQTT_URL,
+    nodePort: config.PORT,
   });
   await gateway.start({ sweepEveryMs: deps.sweepEveryMs ?? 30_000 });
   const devices = createDeviceService({
@@ -419,6 +426,35 @@ export async function buildApp(deps: AppDeps) {
     enterpriseScope: enterprises.deviceScope,
     onAlarm: alarmStored,
   });
+  // Probes and Prometheus (/healthz, /readyz, /metrics): each figure asked of its module.
+  const metrics = createMetrics(
+    {
+      events,
+      devicesOnline: () => gateway.ingest.onlineCount(),
+      tunnelsHeld: () => tunnels.stats().links,
+      visits: () => visits.stats(),
+      pushSockets: () => push.socketCount(),
+      notificationsPending: () => notifier.pendingCount(),
+      alarmSendsPending: () => alarmNotify.queueSize(),
+      reportBacklog: () => reporting.backlogTotal(),
+    },
+    app.log,
+  );
+  healthRoutes(app, {
+    checks: {
+      database: async () => {
+        await db.execute(sql`select 1`);
+      },
+      mqtt: () => {
+        if (!gateway.brokerUp())
+          throw new CheckFailed(gateway.external ? "broker not connected" : "broker stopped");
+      },
+      // The bus's own connections: a node that cannot reach Redis misses other nodes' pushes.
+      ...(redisBus && { redis: () => redisBus.ping() }),
+    },
+    metricsToken: config.METRICS_TOKEN,
+    metrics,
+  });
   const auth = requireUser(accounts.authenticate);
   const operator = requireOperator(accounts.authenticate);
 
@@ -472,6 +508,7 @@ export async function buildApp(deps: AppDeps) {
     await iotCards.stop();
     await gateway.close();
     await reporting.stop();
+    metrics.close();
     senders.close();
   });
 

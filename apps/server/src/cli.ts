@@ -1,3 +1,5 @@
+// First of all: the Node.js version check (scripts/node-check.mjs).
+import "../../../scripts/node-check.mjs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";

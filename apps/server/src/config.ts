@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { WEB_DIST } from "./paths.ts";
 
 /**
  * The only place the environment is read (ARCHITECTURE "Configuration"). Every default gives
@@ -115,10 +116,15 @@ const envSchema = z.object({
     .regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)")
     .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Bearer token for GET /metrics; unset: /metrics answers loopback clients only. */
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, "must be 16 to 256 printable characters without spaces")
+    .optional(),
   /** Seed the demo operator and demo user on an empty database. */
   DEMO: z.enum(["0", "1"]).default("1"),
   /** Where the built web app lives; served with SPA fallback when present. */
-  WEB_DIST: z.string().default(path.resolve(import.meta.dirname, "../../web/dist")),
+  WEB_DIST: z.string().default(WEB_DIST),
   /** Minutes a device may stay offline before an offline alarm is raised. */
   OFFLINE_ALARM_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
   /** The ephemeral sender e-mail address. */

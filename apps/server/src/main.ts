@@ -1,3 +1,5 @@
+// First of all: the Node.js version check (scripts/node-check.mjs).
+import "../../../scripts/node-check.mjs";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildApp } from "./app.ts";

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { MIGRATIONS_DIR } from "../paths.ts";
 import * as schema from "./schema.ts";
 
 export type Schema = typeof schema;
@@ -19,7 +20,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const migrationsFolder = path.resolve(import.meta.dirname, "../../drizzle");
+const migrationsFolder = MIGRATIONS_DIR;
 
 /** Opens PostgreSQL at `url`, or PGlite in `dataDir` (or in memory), and applies migrations. */
 export async function openDatabase(opts: { url?: string; dataDir?: string }): Promise<Database> {
@@ -31,7 +32,7 @@ export async function openDatabase(opts: { url?: string; dataDir?: string }): Pr
       console.warn(`postgres: idle connection closed (${error.message})`);
     });
     const db = drizzlePg(pool, { schema });
-    await migratePg(db, { migrationsFolder });
+    await migrateAlone(pool, () => migratePg(db, { migrationsFolder }));
     return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
   }
   const unlock = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
@@ -46,6 +47,28 @@ export async function openDatabase(opts: { url?: string; dataDir?: string }): Pr
       unlock();
     },
   };
+}
+
+/** The advisory lock the migrations are applied under (any fixed number, Keyway's own). */
+const MIGRATION_LOCK = 7_160_516;
+
+/**
+ * Several nodes starting at once on one database (a host's boot, a deploy) would each apply
+ * the same migrations and all but one fail half-way; under a session-level advisory lock they
+ * take turns, and the later ones find nothing left to do.
+ */
+async function migrateAlone(pool: pg.Pool, migrate: () => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await migrate();
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
 }
 
 export class DataDirLockedError extends Error {}

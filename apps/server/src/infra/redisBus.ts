@@ -6,6 +6,8 @@ import { type Bus, createInProcessBus } from "./bus.ts";
 export interface RedisBus extends Bus {
   /** Resolves once Redis is reached and every subscription so far is in place. */
   ready(): Promise<void>;
+  /** Resolves when both connections are up and Redis answers (readiness); rejects at once otherwise. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,16 @@ export function createRedisBus(
       } finally {
         clearTimeout(timer);
       }
+    },
+    async ping() {
+      // Not queued behind a reconnect: a connection that is down is the answer.
+      for (const [name, client] of [
+        ["publisher", pub],
+        ["subscriber", sub],
+      ] as const) {
+        if (client.status !== "ready") throw new Error(`redis ${name} ${client.status}`);
+      }
+      await pub.ping();
     },
     async close() {
       await Promise.allSettled(

@@ -19,7 +19,13 @@ export interface Envelope<T = any> {
  * clock and the local outbox; plus helpers that speak the wire format like a client does.
  */
 export async function createHarness(
-  opts: { config?: Partial<Config>; senders?: Senders; reporting?: AppDeps["reporting"] } = {},
+  opts: {
+    config?: Partial<Config>;
+    senders?: Senders;
+    reporting?: AppDeps["reporting"];
+    /** Fastify's logger (default none); a test reading log lines passes a stream. */
+    logger?: AppDeps["logger"];
+  } = {},
 ) {
   const database = await createTestDatabase();
   const clock = new ManualClock(new Date("2026-11-21T08:00:00Z"));
@@ -29,7 +35,7 @@ export async function createHarness(
       db: database.db,
       clock,
       senders: opts.senders,
-      logger: false,
+      logger: opts.logger ?? false,
       sweepEveryMs: 0,
       // Report deliveries run when a test calls deliverDue, unless it asks for the loop.
       reporting: { pollMs: 0, ...reporting },

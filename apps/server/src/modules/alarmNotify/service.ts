@@ -992,6 +992,10 @@ export function createAlarmNotifier(deps: {
         log.error({ err: error, alarmId: alarm.id }, "alarm notifications not dispatched"),
       );
     },
+    /** Alarm sends queued in pg-boss and not yet taken by a worker; null before start. */
+    async queueSize(): Promise<number | null> {
+      return boss ? boss.getQueueSize(QUEUE) : null;
+    },
     /** Starts pg-boss on the same database and the worker; then catches up. */
     async start() {
       bossConnection = bossDb(db);

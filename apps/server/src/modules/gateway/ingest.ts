@@ -14,7 +14,7 @@ import {
   statePayload,
   UPLINK_TOPICS,
 } from "@keyway/protocol";
-import { and, eq, inArray, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
 import type { Db } from "../../db/client.ts";
@@ -342,8 +342,15 @@ export function createDeviceIngest(deps: {
     await db.update(devices).set({ online: false }).where(eq(devices.online, true));
   }
 
+  /** Devices online now, on every node (the column the app shows): for /metrics. */
+  async function onlineCount(): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(devices).where(eq(devices.online, true));
+    return row?.n ?? 0;
+  }
+
   return {
     identify,
+    onlineCount,
     authenticate,
     mayPublish,
     maySubscribe,

@@ -27,6 +27,8 @@ interface Transport {
   start(): Promise<void>;
   sendCommand(machineCode: string, command: CommandPayload): Promise<void>;
   isConnected(deviceId: number): boolean;
+  /** Whether devices can reach the server through the broker now (readiness). */
+  brokerUp(): boolean;
   handleStream?(stream: Duplex): void;
   listenTcp?(port: number, host: string): Promise<number>;
   close(): Promise<void>;
@@ -45,10 +47,15 @@ export function createGateway(deps: {
   offlineAlarmMinutes?: number;
   /** An external broker; unset: the embedded one. */
   mqttUrl?: string;
+  /**
+   * This node's HTTP port: with the host name it makes the node's own client id at the
+   * external broker, so that several nodes on one host keep a session each.
+   */
+  nodePort?: number;
 }) {
   const ingest = createDeviceIngest(deps);
   const transport = deps.mqttUrl
-    ? externalBroker(deps.mqttUrl, ingest, deps.log)
+    ? externalBroker(deps.mqttUrl, ingest, deps.log, deps.nodePort ?? 0)
     : embeddedBroker(ingest, deps.log);
   const serverLogin = brokerLogin(deps.mqttUrl);
   let sweeper: NodeJS.Timeout | undefined;
@@ -62,6 +69,8 @@ export function createGateway(deps: {
     external: Boolean(deps.mqttUrl),
     sendCommand: (code: string, command: CommandPayload) => transport.sendCommand(code, command),
     isConnected: (deviceId: number) => transport.isConnected(deviceId),
+    /** The embedded broker is running, or the link to the external one is up (/readyz). */
+    brokerUp: () => transport.brokerUp(),
     sweepOffline: sweep,
     /**
      * Whether a broker-hook request comes from the external broker: it must present the
@@ -242,6 +251,7 @@ function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport
   return {
     start: () => broker.listen(),
     isConnected: (deviceId) => (connections.get(deviceId) ?? 0) > 0,
+    brokerUp: () => !broker.closed,
     handleStream: (stream) => broker.handle(stream),
     sendCommand,
     async listenTcp(port, host) {
@@ -262,14 +272,21 @@ function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport
 
 /**
  * A client of an external broker, which authenticates devices itself (through the HTTP auth
- * hook, see routes.ts). Alarms come through a shared subscription so several server nodes
- * split them; PUBACK is held until the row is stored. Online state comes from the retained
- * `state` messages and the devices' last wills.
+ * hook, see routes.ts). Every node reads every uplink, alarms included, on a session of its
+ * own: the database keeps each alarm once (unique device + alarm id), so an alarm is stored
+ * while any node lives, and a device's raise and clear reach each node in order. A shared
+ * subscription would split them, but Mosquitto hands a dead node's share to its session
+ * until it comes back (docs/deploy.md "MQTT broker"). PUBACK is held until the row is stored.
+ * Online state comes from the retained `state` messages and the devices' last wills.
  */
-function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogger): Transport {
+function externalBroker(
+  url: string,
+  ingest: DeviceIngest,
+  log: FastifyBaseLogger,
+  nodePort: number,
+): Transport {
   let client: MqttClient | undefined;
-  const uplinks = ["state", "location", "data"].map((t) => `${TOPIC_ROOT}/+/${t}`);
-  const alarmsShared = `$share/keyway/${TOPIC_ROOT}/+/alarm`;
+  const uplinks = ["state", "location", "data", "alarm"].map((t) => `${TOPIC_ROOT}/+/${t}`);
 
   async function onMessage(topic: string, payload: Buffer) {
     const parsed = parseDeviceTopic(topic);
@@ -298,8 +315,9 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
   return {
     async start() {
       client = mqtt.connect(url, {
-        // A stable id and a persistent session: what was not acknowledged is redelivered.
-        clientId: `keyway-server-${hostname()}`.slice(0, 64),
+        // A stable id per node (host and port) and a persistent session: what was not
+        // acknowledged is redelivered, also after a restart.
+        clientId: `keyway-server-${hostname().slice(0, 40)}-${nodePort}`,
         clean: false,
         reconnectPeriod: 2000,
       });
@@ -320,7 +338,7 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
         client!.once("error", reject);
       });
       await client.subscribeAsync(
-        Object.fromEntries([...uplinks, alarmsShared].map((topic) => [topic, { qos: 1 as const }])),
+        Object.fromEntries(uplinks.map((topic) => [topic, { qos: 1 as const }])),
       );
       log.info(
         { url: url.replace(/\/\/[^@]*@/, "//***@") },
@@ -329,6 +347,8 @@ function externalBroker(url: string, ingest: DeviceIngest, log: FastifyBaseLogge
     },
     // The broker knows the connections; the server only sees what devices say.
     isConnected: () => false,
+    // mqtt.js reconnects by itself; while it does, no uplink reaches this node.
+    brokerUp: () => client?.connected === true,
     sendCommand: publishCommand,
     async close() {
       await client?.endAsync();

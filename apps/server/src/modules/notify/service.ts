@@ -165,6 +165,14 @@ export function createNotifier(deps: {
       timer = undefined;
       await running;
     },
+    /** Rows waiting to be sent (retries included; the outbox is not a queue): for /metrics. */
+    async pendingCount(): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(notifications)
+        .where(eq(notifications.status, "pending"));
+      return row?.n ?? 0;
+    },
     async listOutbox(page: number, pageSize: number) {
       const [list, [{ total }]] = await Promise.all([
         db

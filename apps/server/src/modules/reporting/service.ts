@@ -466,9 +466,18 @@ export function createReportingService(deps: {
     });
   }
 
+  /** Points queued for all projects' servers (the backlog counters summed): for /metrics. */
+  async function backlogTotal(): Promise<number> {
+    const [row] = await db
+      .select({ n: sql<string | number>`coalesce(sum(${reportDeliveries.backlog}), 0)` })
+      .from(reportDeliveries);
+    return Number(row?.n ?? 0);
+  }
+
   return {
     storePoint,
     deliverDue,
+    backlogTotal,
     view,
     retryNow,
     dropDevice,

@@ -133,6 +133,8 @@ export function createVisitService(deps: {
   /** A passed check serves new streams this long (ms); rights events invalidate it. */
   const freshMs = 1000;
   const sessions = new Map<string, VisitSession>();
+  /** Payload bytes of this node's closed visit streams, since start (/metrics; live ones in stats). */
+  const relayed = { fromDevice: 0, toDevice: 0 };
 
   // ---- URLs ----
 
@@ -423,6 +425,8 @@ export function createVisitService(deps: {
       session.streams.delete(stream);
       session.bytesIn += stream.bytesIn;
       session.bytesOut += stream.bytesOut;
+      relayed.fromDevice += stream.bytesIn;
+      relayed.toDevice += stream.bytesOut;
       touch(session);
     });
     return stream;
@@ -714,8 +718,16 @@ export function createVisitService(deps: {
 
   function stats() {
     let streams = 0;
-    for (const s of sessions.values()) streams += s.streams.size;
-    return { sessions: sessions.size, streams };
+    let { fromDevice, toDevice } = relayed;
+    for (const s of sessions.values()) {
+      streams += s.streams.size;
+      for (const stream of s.streams) {
+        fromDevice += stream.bytesIn;
+        toDevice += stream.bytesOut;
+      }
+    }
+    // Bytes only grow: closed streams' plus what the open ones have carried so far.
+    return { sessions: sessions.size, streams, bytes: { fromDevice, toDevice } };
   }
 
   async function close(): Promise<void> {
