@@ -21,13 +21,16 @@ export const TEST_PACKAGES = [
   { name: "redis-server", program: "redis-server" },
   // The reporting tests' self-signed certificate (apps/server/src/testing/reportReceiver.ts).
   { name: "openssl", program: "/usr/bin/openssl" },
+  // The deployment tests (tests/deploy/): the repository's nginx config in front of two
+  // server processes on a PostgreSQL server of their own, and `systemd-analyze verify` of
+  // the units.
+  { name: "nginx", program: "/usr/sbin/nginx" },
+  { name: "postgresql", program: "/usr/lib/postgresql/*/bin/initdb" },
+  { name: "systemd", program: "/usr/bin/systemd-analyze" },
 ];
 
-/** CI also runs the tests against a real PostgreSQL server (.ci/run); `npm test` does not. */
-export const CI_PACKAGES = [
-  ...TEST_PACKAGES,
-  { name: "postgresql", program: "/usr/lib/postgresql/*/bin/initdb" },
-];
+/** CI runs the same tests, against a PostgreSQL server of its own too (.ci/run). */
+export const CI_PACKAGES = TEST_PACKAGES;
 
 function found(program, { env, exists, list }) {
   const star = program.indexOf("/*/");

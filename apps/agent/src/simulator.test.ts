@@ -3,10 +3,12 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { alarms } from "../../server/src/modules/alarms/schema.ts";
 import { devices } from "../../server/src/modules/devices/schema.ts";
 import { seedDemo } from "../../server/src/seed.ts";
 import { createHarness, type Harness } from "../../server/src/testing/harness.ts";
+import { LIVE_PATH } from "./simulator.ts";
 import {
   type AgentProcess,
   hmiStatus,
@@ -113,6 +115,31 @@ describe("the simulated HMI", { timeout: 180_000 }, () => {
     expect(tags["Tank1.Level"]).toBeLessThanOrEqual(100);
     const page = await (await fetch(`http://127.0.0.1:${agent.httpPort}/`)).text();
     expect(page).toContain('data-testid="tag-Tank1.Level"');
+  });
+
+  it("pushes its status every second on the page's live WebSocket, and only there", async () => {
+    const { agent } = await startSimulator();
+    await until(() => agent.text().includes("simulated HMI on"));
+    const socket = new WebSocket(`ws://127.0.0.1:${agent.httpPort}${LIVE_PATH}`);
+    const received: Array<{ tags: Record<string, number> }> = [];
+    socket.on("message", (data) => received.push(JSON.parse(String(data))));
+    await until(() => received.length >= 3);
+    expect(Object.keys(received[0].tags).sort()).toEqual([
+      "Line.Temperature",
+      "Pump1.Speed",
+      "Tank1.Level",
+    ]);
+    socket.close();
+    const page = await (await fetch(`http://127.0.0.1:${agent.httpPort}/`)).text();
+    expect(page).toContain('data-testid="hmi-live"');
+    expect(page).toContain(LIVE_PATH);
+    // Any other path refuses the upgrade.
+    const other = new WebSocket(`ws://127.0.0.1:${agent.httpPort}/api/status`);
+    const refused = await new Promise<string>((done) => {
+      other.once("unexpected-response", (_req, res) => done(String(res.statusCode)));
+      other.once("error", (error) => done(error.message));
+    });
+    expect(refused).toMatch(/404/);
   });
 
   it("reports its location again and again, not only once", async () => {

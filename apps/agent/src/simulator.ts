@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { LocationPayload } from "@keyway/protocol";
+import { type WebSocket, WebSocketServer } from "ws";
 import type { Agent, AlarmInput } from "./agent.ts";
 
 /** A fixed point in Shanghai (People's Square); reports jitter around it. */
@@ -48,16 +50,22 @@ interface RecentAlarm {
   cleared?: boolean;
 }
 
+/** The page's live WebSocket: the status pushed every second, as an HMI's live values are. */
+export const LIVE_PATH = "/api/live";
+
 /**
  * A simulated HMI: a few tags that drift every second, a small web page on `httpPort` and a
  * JSON API to raise and clear alarms, which go through the agent's durable queue. Clearing
  * sends `clears: <id>` for the newest raised alarm not yet cleared (or the one named), so the
- * cloud marks that alarm cleared.
+ * cloud marks that alarm cleared. The page also holds a WebSocket (`LIVE_PATH`) that gets the
+ * status every second: what a visit relays besides plain requests.
  */
 export class Simulator {
   private readonly options: SimulatorOptions;
   private server: Server | undefined;
+  private readonly live = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   private tickTimer: NodeJS.Timeout | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
   private alarmTimer: NodeJS.Timeout | undefined;
   private dataTimer: NodeJS.Timeout | undefined;
   private dataSent = 0;
@@ -84,6 +92,12 @@ export class Simulator {
         send(res, 500, { error: error instanceof Error ? error.message : String(error) });
       });
     });
+    server.on("upgrade", (req, socket, head) => this.upgrade(req, socket, head));
+    this.liveTimer = setInterval(() => {
+      if (this.live.clients.size === 0) return;
+      const status = JSON.stringify(this.status());
+      for (const client of this.live.clients) client.send(status);
+    }, 1000);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -97,6 +111,8 @@ export class Simulator {
     clearInterval(this.tickTimer);
     clearInterval(this.alarmTimer);
     clearInterval(this.dataTimer);
+    clearInterval(this.liveTimer);
+    for (const client of this.live.clients) client.terminate();
     const server = this.server;
     if (!server) return;
     server.closeAllConnections();
@@ -136,6 +152,21 @@ export class Simulator {
     });
     this.recent = this.recent.slice(0, 10);
     return alarm;
+  }
+
+  /** `LIVE_PATH` becomes a WebSocket that gets the status now and every second; nothing else. */
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => socket.destroy());
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== LIVE_PATH) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    this.live.handleUpgrade(req, socket, head, (client: WebSocket) => {
+      client.on("error", () => client.terminate());
+      // Nothing is read from the page: a message is answered with the status, as a ping.
+      client.on("message", () => client.send(JSON.stringify(this.status())));
+      client.send(JSON.stringify(this.status()));
+    });
   }
 
   /** The alarm a clear ends: the one named, or the newest raised one still on. */
@@ -327,6 +358,7 @@ function page(code: string): string {
   <span>Cloud <span id="conn" class="pill connecting" data-testid="hmi-state">connecting</span></span>
   <span>Cloud switch <span id="switch" class="pill open" data-testid="hmi-switch">open</span></span>
   <span>This page <span id="link" class="pill connecting" data-testid="hmi-link">connecting</span></span>
+  <span>Live <span id="live" class="pill connecting" data-testid="hmi-live">connecting</span></span>
 </header>
 <main>
   <section>
@@ -402,6 +434,27 @@ function page(code: string): string {
     $("notice").textContent = r.ok ? "" : (await r.json()).error;
     refresh();
   }
+  // The live values' WebSocket; after a loss it is tried again every 2 s. When an open one
+  // was lost is kept on the pill (data-lost-at, ms since the epoch), for whoever watches.
+  function live() {
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "${LIVE_PATH}");
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      setPill($("live"), "open", "online");
+    };
+    ws.onmessage = (event) => {
+      const s = JSON.parse(event.data);
+      $("live").dataset.messages = String(Number($("live").dataset.messages || 0) + 1);
+      $("t-level").textContent = s.tags["Tank1.Level"].toFixed(1);
+    };
+    ws.onclose = () => {
+      if (opened) $("live").dataset.lostAt = String(Date.now());
+      setPill($("live"), "closed", "offline");
+      setTimeout(live, 2000);
+    };
+  }
+  live();
   $("raise").onclick = () => post("/api/alarms");
   $("clear").onclick = () => post("/api/alarms/clear");
   refresh();

@@ -94,16 +94,27 @@ describe("connectPush", () => {
     await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
     const relayOrigin = `http://127.0.0.1:${relay.address().port}`;
     const pushes: PushEvent[] = [];
+    let reconnects = 0;
     const connection = connectPush(
       bob.token,
-      { onPush: (push) => pushes.push(push) },
+      {
+        onPush: (push) => pushes.push(push),
+        onReconnect: () => {
+          reconnects += 1;
+        },
+      },
       { origin: relayOrigin, WebSocket, reconnectMs: 200 },
     );
     try {
-      await eventually(() => h.app.services.push.socketCount() === 1);
+      // Open on both ends (the server counts it before the client has read its answer).
+      await eventually(() => h.app.services.push.socketCount() === 1 && connection.connected);
+      // The first opening is no reconnection.
+      expect(reconnects).toBe(0);
       for (const socket of cut.splice(0)) socket.destroy();
       await eventually(() => !connection.connected);
       await eventually(() => connection.connected && h.app.services.push.socketCount() === 1);
+      // Told once it is back: what was pushed meanwhile (nothing replays it) is read again.
+      expect(reconnects).toBe(1);
       h.app.services.push.toUser(bob.userId, {
         scene: PUSH_SCENES.massTexting,
         body: { content: "back again", totalUnreadMsg: 1 },

@@ -56,6 +56,11 @@ export interface PushHandlers {
   onLogout?(body: UserLogout): void;
   /** The server refused the token (close 4401): no reconnect either. */
   onRefused?(): void;
+  /**
+   * A socket opened again after a loss (a node restarted, the network back): what was pushed
+   * meanwhile is not replayed, so whatever pushes keep fresh (the unread count) is re-read.
+   */
+  onReconnect?(): void;
 }
 
 /** A WebSocket constructor: the browser's, or another with the same API (tests). */
@@ -104,6 +109,7 @@ export function connectPush(
   let reconnect: ReturnType<typeof setTimeout> | undefined;
   let lastHeard = 0;
   let stopped = false;
+  let opened = false;
 
   function open() {
     if (stopped) return;
@@ -113,6 +119,8 @@ export function connectPush(
     ws.onopen = () => {
       lastHeard = Date.now();
       usePushStore.setState({ connected: true });
+      if (opened) handlers.onReconnect?.();
+      opened = true;
       heartbeat = setInterval(() => {
         if (Date.now() - lastHeard > 3 * heartbeatMs) return lost(ws);
         ws.send(PING_FRAME);

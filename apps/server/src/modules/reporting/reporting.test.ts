@@ -286,9 +286,18 @@ describe("what is queued", () => {
     });
     await publish(machine, { a: 1 }, "m-2");
     await publish(machine, { a: 1 }, "m-2");
+    // Without an id, the same message read twice (a retry, or a second node behind an
+    // external broker) is stored once; another reading is another point.
+    const bare = Buffer.from(
+      JSON.stringify({ time: Date.parse("2026-11-21T09:00:00Z"), values: { b: 2 } }),
+    );
+    await h.app.services.gateway.ingest.handleUplink(machine, "data", bare);
+    await h.app.services.gateway.ingest.handleUplink(machine, "data", bare);
+    await publish(machine, { b: 2 });
     const rows = await h.db.select().from(reportPoints).where(eq(reportPoints.projectId, p.id));
-    expect(rows.map((r) => r.uid)).toEqual(["m-2"]);
-    expect((await delivery(p.id)).backlog).toBe(1);
+    expect(rows.map((r) => r.uid?.startsWith("~") ?? null)).toEqual([false, true, true]);
+    expect(rows[0].uid).toBe("m-2");
+    expect((await delivery(p.id)).backlog).toBe(3);
     // A device outside any project reports nowhere; a malformed message is dropped.
     const before = (await h.db.select().from(reportPoints)).length;
     await publish(machines[7], { a: 2 });

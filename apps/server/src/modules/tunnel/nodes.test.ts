@@ -5,6 +5,9 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { deviceTopic } from "@keyway/protocol";
+import { eq } from "drizzle-orm";
+import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type App, buildApp } from "../../app.ts";
@@ -15,6 +18,7 @@ import { startBalancer } from "../../testing/balancer.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
 import { freePort } from "../../testing/ports.ts";
 import { startRedis } from "../../testing/redis.ts";
+import { alarms } from "../alarms/schema.ts";
 
 /**
  * Remote access on two nodes (issue 16) on one database, a real redis-server and Mosquitto,
@@ -36,6 +40,7 @@ let agent: ChildProcess;
 let dataDir: string;
 let token = "";
 let machineID = 0;
+let machineCode = "";
 
 async function startNode(port: number) {
   const app = await buildApp({
@@ -150,6 +155,7 @@ beforeAll(async () => {
   const [device] = (await call(a.port, "/api/operator/v1/devices/provision", { count: 1 })).hwdata
     .list;
   token = await login("demo@keyway.local", "demo1234");
+  machineCode = device.machineCode;
   machineID = (
     await call(a.port, "/api/machine/add", {
       machineName: "Press",
@@ -244,6 +250,13 @@ describe("remote access on two nodes", { timeout: 120_000 }, () => {
     expect(await closed).toBe(4410);
   });
 
+  it("stores each alarm once although every node hears it", async () => {
+    const sent = await publishAlarms("both", 10);
+    await until(async () => (await storedAlarms(sent)).length === sent.length);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await storedAlarms(sent)).sort()).toEqual([...sent].sort());
+  });
+
   it("survives the death of the tunnel's node: the agent reconnects to the other, visits resume", async () => {
     const owner = holder();
     const other = nodes.find((n) => n !== owner);
@@ -254,5 +267,39 @@ describe("remote access on two nodes", { timeout: 120_000 }, () => {
     await until(() => other.app.services.tunnels.isOnline(machineID));
     const { url, cookie } = await visitThrough(balancer.port);
     expect((await get(balancer.port, url, cookie)).body).toBe("HMI home /");
+    // Alarms sent now are not kept for the closed node's session: the live node stores them.
+    const sent = await publishAlarms("one-left", 10);
+    await until(async () => (await storedAlarms(sent)).length === sent.length);
+    expect((await storedAlarms(sent)).sort()).toEqual([...sent].sort());
   });
 });
+
+/** `count` alarms published as the device (QoS 1, as the agent does); their ids. */
+async function publishAlarms(label: string, count: number): Promise<string[]> {
+  const client = mqtt.connect(broker.url, { clientId: `${machineCode}-${label}` });
+  await new Promise<void>((done, fail) => {
+    client.once("connect", () => done());
+    client.once("error", fail);
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = `${label}-${i}`;
+    ids.push(id);
+    await client.publishAsync(
+      deviceTopic(machineCode, "alarm"),
+      JSON.stringify({ id, type: "raise", content: `alarm ${id}`, time: Date.now() }),
+      { qos: 1 },
+    );
+  }
+  await client.endAsync();
+  return ids;
+}
+
+/** The stored alarms among `ids`, one entry per row. */
+async function storedAlarms(ids: string[]): Promise<string[]> {
+  const rows = await database.db
+    .select({ uid: alarms.uid })
+    .from(alarms)
+    .where(eq(alarms.deviceId, machineID));
+  return rows.map((r) => r.uid).filter((uid) => ids.includes(uid));
+}

@@ -209,7 +209,18 @@ export function usePushChannel(): void {
       }
     };
 
-    const connection = connectPush(token, { onPush: handle, onLogout: loggedOut });
+    // Back after a loss: the pushes of that time are gone; the badge and lists read again.
+    const reconnected = () => {
+      const { queryClient } = latest.current;
+      void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
+    };
+
+    const connection = connectPush(token, {
+      onPush: handle,
+      onLogout: loggedOut,
+      onReconnect: reconnected,
+    });
     return () => {
       connection.close();
       for (const timer of timers.values()) window.clearTimeout(timer);

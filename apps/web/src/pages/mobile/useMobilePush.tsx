@@ -68,7 +68,18 @@ export function useMobilePush(): void {
         onConfirm: () => signOut(),
       });
     };
-    const connection = connectPush(token, { onPush: handle, onLogout: loggedOut });
+    // Back after a loss: the pushes of that time are gone; the badge and lists read again.
+    const reconnected = () => {
+      const { queryClient } = latest.current;
+      void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
+    };
+    const connection = connectPush(token, {
+      onPush: handle,
+      onLogout: loggedOut,
+      onReconnect: reconnected,
+    });
     return () => connection.close();
   }, [userId]);
 }

@@ -1,0 +1,457 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes, X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { connect } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { freePort } from "../../apps/server/src/testing/ports.ts";
+import { hostCommand, type Layout, ROOT } from "./units.ts";
+
+export { freePort };
+
+/** The platform's name in the deploy tests, and the domain its visit hosts are under. */
+export const HOST = "keyway.test";
+export const VISIT_DOMAIN = `visit.${HOST}`;
+
+/** Loads a module before the agent's own, resolving HOST and its sub-domains to loopback. */
+export const RESOLVE_TEST_HOSTS = path.join(import.meta.dirname, "resolve-test-hosts.mjs");
+
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what: string | (() => string),
+  ms = 60_000,
+  every = 200,
+): Promise<NonNullable<T>> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > end)
+      throw new Error(
+        `timed out waiting for ${typeof what === "string" ? what : what()}${last ? ` (last error: ${last})` : ""}`,
+      );
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+/**
+ * A folder standing for `/` of the operator's machine (etc/keyway, etc/nginx, var/lib...);
+ * readable by the users the services drop to (nginx's workers, mosquitto).
+ */
+export function makeLayout(label: string): Layout & { close(): void } {
+  const root = mkdtempSync(path.join(tmpdir(), `kw-${label}-`));
+  chmodSync(root, 0o755);
+  for (const dir of [
+    "etc/keyway",
+    "etc/nginx/conf.d",
+    "etc/mosquitto/conf.d",
+    "etc/mosquitto/certs",
+    "var/lib/keyway",
+    "var/lib/keyway-agent",
+    "var/log/nginx",
+    "var/lib/mosquitto",
+    "run/nginx",
+    "work",
+  ])
+    mkdirSync(path.join(root, dir), { recursive: true, mode: 0o755 });
+  return { root, close: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface Certificates {
+  ca: string;
+  cert: string;
+  key: string;
+  /** base64 SHA-256 of the certificate's public key, for Chromium's SPKI allow-list. */
+  spki: string;
+}
+
+/**
+ * A private CA and one certificate from it for HOST and *.VISIT_DOMAIN (what an operator's
+ * wildcard certificate names), made with openssl in `dir`.
+ */
+export function makeCertificates(dir: string): Certificates {
+  mkdirSync(dir, { recursive: true });
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Keyway deploy test CA",
+  );
+  openssl(
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    file("privkey.pem"),
+    "-out",
+    file("cert.csr"),
+    "-subj",
+    `/CN=${HOST}`,
+  );
+  writeFileSync(
+    file("ext.cnf"),
+    `subjectAltName=DNS:${HOST},DNS:*.${VISIT_DOMAIN},DNS:mqtt.${HOST}\n` +
+      "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n",
+  );
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("cert.csr"),
+    "-CA",
+    file("ca.pem"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    file("cert.pem"),
+    "-days",
+    "2",
+    "-extfile",
+    file("ext.cnf"),
+  );
+  writeFileSync(
+    file("fullchain.pem"),
+    readFileSync(file("cert.pem"), "utf8") + readFileSync(file("ca.pem"), "utf8"),
+  );
+  for (const name of readdirSync(dir)) chmodSync(file(name), 0o644);
+  const der = new X509Certificate(readFileSync(file("cert.pem"))).publicKey.export({
+    type: "spki",
+    format: "der",
+  });
+  return {
+    ca: file("ca.pem"),
+    cert: file("fullchain.pem"),
+    key: file("privkey.pem"),
+    spki: createHash("sha256").update(der).digest("base64"),
+  };
+}
+
+export interface Postgres {
+  /** A fresh, empty database for this test. */
+  url: string;
+  /** The server's admin URL (for a restore into another database). */
+  adminUrl: string;
+  close(): Promise<void>;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/**
+ * A real PostgreSQL server: DATABASE_URL's when it is set (CI), with a fresh database made
+ * in it; otherwise one of our own (initdb + pg_ctl from /usr/lib/postgresql/<newest>/bin, as
+ * the `postgres` user when we are root, as .ci/run does).
+ */
+export async function startPostgres(): Promise<Postgres> {
+  const given = process.env.DATABASE_URL;
+  const name = `kw_deploy_${randomBytes(5).toString("hex")}`;
+  const withDatabase = (url: string, database: string) => {
+    const u = new URL(url);
+    u.pathname = `/${database}`;
+    return u.toString();
+  };
+  const admin = async (url: string, sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  if (given) {
+    await admin(given, `create database ${name}`);
+    return {
+      url: withDatabase(given, name),
+      adminUrl: given,
+      close: () => admin(given, `drop database if exists ${name} with (force)`),
+    };
+  }
+  const versions = existsSync("/usr/lib/postgresql")
+    ? readdirSync("/usr/lib/postgresql")
+        .filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
+  if (versions.length === 0)
+    throw new Error("no PostgreSQL server: apt-get install postgresql, or set DATABASE_URL");
+  const bin = `/usr/lib/postgresql/${versions.at(-1)}/bin`;
+  const dir = mkdtempSync(path.join(tmpdir(), "kw-deploy-pg-"));
+  const as = (program: string, args: string[]) => {
+    const [command, argv] = isRoot()
+      ? ["runuser", ["-u", "postgres", "--", `${bin}/${program}`, ...args]]
+      : [`${bin}/${program}`, args];
+    const result = spawnSync(command, argv, { encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`${program} failed: ${result.stdout}${result.stderr}`);
+  };
+  if (isRoot()) {
+    const pgUser = userInfo({ encoding: "utf8" }).username === "postgres" ? null : "postgres";
+    if (pgUser) {
+      const uid = Number(execFileSync("id", ["-u", pgUser], { encoding: "utf8" }));
+      const gid = Number(execFileSync("id", ["-g", pgUser], { encoding: "utf8" }));
+      chownSync(dir, uid, gid);
+    }
+  }
+  const port = await freePort();
+  as("initdb", ["-D", `${dir}/data`, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  as("pg_ctl", [
+    "-D",
+    `${dir}/data`,
+    "-l",
+    `${dir}/server.log`,
+    "-w",
+    "-t",
+    "120",
+    "start",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`,
+  ]);
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await admin(adminUrl, `create database ${name}`);
+  return {
+    url: withDatabase(adminUrl, name),
+    adminUrl,
+    async close() {
+      spawnSync(
+        isRoot() ? "runuser" : `${bin}/pg_ctl`,
+        isRoot()
+          ? [
+              "-u",
+              "postgres",
+              "--",
+              `${bin}/pg_ctl`,
+              "-D",
+              `${dir}/data`,
+              "-m",
+              "immediate",
+              "stop",
+            ]
+          : ["-D", `${dir}/data`, "-m", "immediate", "stop"],
+        { stdio: "ignore" },
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The shell commands of one block of docs/deploy.md: the ```sh block right after the line
+ * `<!-- deploy-test: <name> -->`, continuation lines joined, comments dropped.
+ */
+export function docCommands(name: string): string[] {
+  const doc = readFileSync(path.join(ROOT, "docs/deploy.md"), "utf8");
+  const marker = `<!-- deploy-test: ${name} -->`;
+  const at = doc.indexOf(marker);
+  if (at < 0) throw new Error(`docs/deploy.md has no ${marker}`);
+  const block = /```sh\n([\s\S]*?)```/.exec(doc.slice(at));
+  if (!block) throw new Error(`no sh block after ${marker}`);
+  return block[1]
+    .replace(/\\\n\s*/g, "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+}
+
+/**
+ * Runs one block of docs/deploy.md as the operator would, its paths mapped to `layout`:
+ * `systemctl ...` and `nginx ...` lines go to `services` (the test's stand-ins), every other
+ * line to bash, one shell for the block (variables carry over), `input` on its stdin.
+ */
+export function runDoc(
+  layout: Layout,
+  name: string,
+  options: {
+    env?: Record<string, string>;
+    input?: string;
+    services?: (line: string) => void;
+  } = {},
+): string {
+  const shell: string[] = [];
+  const flush = () => {
+    if (shell.length === 0) return "";
+    const script = ["set -euo pipefail", ...shell.splice(0)].join("\n");
+    const result = spawnSync("bash", ["-c", script], {
+      cwd: path.join(layout.root, "work"),
+      // An operator's shell, not the test's environment (its DATABASE_URL, say).
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: layout.root, ...options.env },
+      input: options.input ?? "",
+      encoding: "utf8",
+    });
+    if (result.status !== 0)
+      throw new Error(
+        `docs/deploy.md ${name} failed:\n${script}\n${result.stdout}${result.stderr}`,
+      );
+    return result.stdout;
+  };
+  let out = "";
+  for (const line of docCommands(name)) {
+    if (/^(sudo )?(systemctl|nginx) /.test(line)) {
+      out += flush();
+      if (!options.services) throw new Error(`no stand-in for "${line}"`);
+      options.services(line.replace(/^sudo /, ""));
+    } else shell.push(hostCommand(layout, line.replace(/^sudo /, "")));
+  }
+  return out + flush();
+}
+
+/** Resolves once something accepts TCP connections on `port`. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once("error", () => done(false));
+  });
+}
+
+export interface Service {
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function started(child: ChildProcess): Service {
+  let text = "";
+  child.stdout?.on("data", (d) => {
+    text += d;
+  });
+  child.stderr?.on("data", (d) => {
+    text += d;
+  });
+  return {
+    child,
+    output: () => text,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * nginx as Debian runs it, but on our own main file: it includes the rendered
+ * etc/nginx/conf.d/*.conf exactly as /etc/nginx/nginx.conf includes conf.d/*.conf.
+ * `test()` is `nginx -t`; `start()` starts it and waits for its ports.
+ */
+export function prepareNginx(layout: Layout) {
+  const dir = path.join(layout.root, "run/nginx");
+  const main = path.join(layout.root, "etc/nginx/nginx.conf");
+  writeFileSync(
+    main,
+    [
+      "worker_processes 1;",
+      "daemon off;",
+      `pid ${dir}/nginx.pid;`,
+      `error_log ${layout.root}/var/log/nginx/error.log info;`,
+      "events { worker_connections 1024; }",
+      "http {",
+      "  include /etc/nginx/mime.types;",
+      `  client_body_temp_path ${dir}/body;`,
+      `  proxy_temp_path ${dir}/proxy;`,
+      `  fastcgi_temp_path ${dir}/fastcgi;`,
+      `  uwsgi_temp_path ${dir}/uwsgi;`,
+      `  scgi_temp_path ${dir}/scgi;`,
+      `  include ${layout.root}/etc/nginx/conf.d/*.conf;`,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const nginx = existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : "nginx";
+  return {
+    test() {
+      const check = spawnSync(nginx, ["-t", "-c", main, "-p", dir], { encoding: "utf8" });
+      if (check.error) throw new Error(`nginx is missing: apt-get install nginx (${check.error})`);
+      if (check.status !== 0) throw new Error(`nginx -t: ${check.stderr}`);
+    },
+    async start(ports: number[]) {
+      const service = started(
+        spawn(nginx, ["-c", main, "-p", dir], { stdio: ["ignore", "pipe", "pipe"] }),
+      );
+      await until(
+        async () => (await Promise.all(ports.map(listening))).every(Boolean),
+        () => `nginx on ${ports.join(", ")}: ${service.output()}`,
+        30_000,
+      );
+      return {
+        ...service,
+        /** `systemctl reload nginx`. */
+        reload: () => service.child.kill("SIGHUP"),
+        accessLog: () => {
+          const file = path.join(layout.root, "var/log/nginx/keyway.access.log");
+          return existsSync(file) ? readFileSync(file, "utf8") : "";
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Mosquitto as Debian runs it (/etc/mosquitto/mosquitto.conf: persistence on, conf.d
+ * included), on our own main file, with the rendered etc/mosquitto/conf.d/keyway.conf.
+ */
+export function startMosquittoService(layout: Layout): Service & { reload(): void } {
+  const main = path.join(layout.root, "etc/mosquitto/mosquitto.conf");
+  writeFileSync(
+    main,
+    [
+      "persistence true",
+      `persistence_location ${layout.root}/var/lib/mosquitto/`,
+      "log_dest stderr",
+      "log_type error",
+      "log_type warning",
+      `include_dir ${layout.root}/etc/mosquitto/conf.d`,
+      "",
+    ].join("\n"),
+  );
+  if (isRoot()) {
+    // Debian's mosquitto drops to the mosquitto user: its folder must be its own.
+    const uid = Number(execFileSync("id", ["-u", "mosquitto"], { encoding: "utf8" }));
+    chownSync(path.join(layout.root, "var/lib/mosquitto"), uid, -1);
+  }
+  const service = started(
+    spawn("/usr/sbin/mosquitto", ["-c", main], { stdio: ["ignore", "pipe", "pipe"] }),
+  );
+  return {
+    ...service,
+    /** `systemctl reload mosquitto`: the password file is read again. */
+    reload: () => service.child.kill("SIGHUP"),
+  };
+}
