@@ -242,30 +242,47 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Whether the built server, agent and web app are missing or older than their sources. */
-function buildIsStale(): boolean {
+/** Which builds are missing or older than their sources: the programs (server, agent), the web app. */
+function staleBuilds(): { programs: boolean; web: boolean } {
   const sources = Math.max(
     newest(path.join(ROOT, "packages/shared/src")),
     newest(path.join(ROOT, "packages/protocol/src")),
   );
-  const outputs: Array<[string, string[]]> = [
-    ["apps/server/dist/main.js", ["apps/server/src", "apps/server/drizzle"]],
-    ["apps/server/dist/cli.js", ["apps/server/src"]],
-    ["apps/agent/dist/cli.js", ["apps/agent/src"]],
-    ["apps/web/dist/index.html", ["apps/web/src"]],
-  ];
-  return outputs.some(([output, from]) => {
-    const file = path.join(ROOT, output);
-    if (!existsSync(file)) return true;
-    const newestSource = Math.max(sources, ...from.map((dir) => newest(path.join(ROOT, dir))));
-    return statSync(file).mtimeMs < newestSource;
+  const stale = (outputs: Array<[string, string[]]>) =>
+    outputs.some(([output, from]) => {
+      const file = path.join(ROOT, output);
+      if (!existsSync(file)) return true;
+      const newestSource = Math.max(sources, ...from.map((dir) => newest(path.join(ROOT, dir))));
+      return statSync(file).mtimeMs < newestSource;
+    });
+  return {
+    programs: stale([
+      ["apps/server/dist/main.js", ["apps/server/src", "apps/server/drizzle"]],
+      ["apps/server/dist/cli.js", ["apps/server/src"]],
+      ["apps/agent/dist/cli.js", ["apps/agent/src"]],
+    ]),
+    web: stale([["apps/web/dist/index.html", ["apps/web/src"]]]),
+  };
+}
+
+/**
+ * Runs a build step as production does: vitest sets NODE_ENV=test, under which Vite would
+ * build React's development version into apps/web/dist, the app every browser test serves.
+ */
+function build(command: string, args: string[]): void {
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" },
   });
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 let built = false;
 
 /**
- * `npm run build` once when the build is missing or stale; test files running side by side
+ * The build (`npm run build`'s two steps) once when missing or stale; test files running side by side
  * take turns on a lock folder, so that one builds and the others find it done.
  */
 export function ensureBuilt(): void {
@@ -286,11 +303,11 @@ export function ensureBuilt(): void {
     }
   }
   try {
-    if (buildIsStale()) {
-      const result = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
-      if (result.status !== 0)
-        throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
-    }
+    const stale = staleBuilds();
+    // The programs only, unless the web app is missing too: `npm test` built it before the
+    // tests began, and other test files are serving it meanwhile.
+    if (stale.programs) build(process.execPath, ["scripts/build.mjs"]);
+    if (stale.web) build("npm", ["run", "build", "-w", "@keyway/web"]);
     built = true;
   } finally {
     rmSync(lock, { recursive: true, force: true });
