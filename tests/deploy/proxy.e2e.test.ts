@@ -705,7 +705,15 @@ describe("Keyway behind nginx on two server processes", { timeout: 300_000 }, ()
         .slice(logFrom)
         .split("\n")
         .filter((line) => /" 5\d\d \d+ upstream=/.test(line));
-      expect(failed).toEqual([]);
+      expect(
+        failed,
+        `${events.join(", ")}\n${nginx
+          .errorLog()
+          .split("\n")
+          .filter((line) => /upstream/.test(line))
+          .slice(-30)
+          .join("\n")}`,
+      ).toEqual([]);
 
       await until(
         async () => (await alarmContents(prefix)).size === sent.length,

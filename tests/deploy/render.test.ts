@@ -77,12 +77,15 @@ describe("deploy/render.mjs", () => {
       expect(out.stdout).not.toMatch(/\$\{/);
       expect(out.stdout.length).toBeGreaterThan(readFileSync(path.join(ROOT, template)).length / 2);
     }
-    // The example's two nodes are two upstream servers.
+    // The example's two nodes are the servers of each upstream group: plain requests, sockets.
     const nginx = cli([
       "--env",
       path.join(ROOT, "deploy/nginx.env.example"),
       path.join(ROOT, "deploy/nginx/keyway.conf"),
     ]).stdout;
-    expect(nginx.match(/^\s*server 127\.0\.0\.1:808[12] /gm)).toHaveLength(2);
+    for (const group of ["keyway_nodes", "keyway_streams"]) {
+      const block = new RegExp(`upstream ${group} \\{([^}]*)\\}`).exec(nginx)?.[1] ?? "";
+      expect(block.match(/^\s*server 127\.0\.0\.1:808[12] /gm)).toHaveLength(2);
+    }
   });
 });

@@ -366,6 +366,8 @@ function started(child: ChildProcess): Service {
   };
 }
 
+const readLog = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : "");
+
 /**
  * nginx as Debian runs it, but on our own main file: it includes the rendered
  * etc/nginx/conf.d/*.conf exactly as /etc/nginx/nginx.conf includes conf.d/*.conf.
@@ -414,10 +416,8 @@ export function prepareNginx(layout: Layout) {
         ...service,
         /** `systemctl reload nginx`. */
         reload: () => service.child.kill("SIGHUP"),
-        accessLog: () => {
-          const file = path.join(layout.root, "var/log/nginx/keyway.access.log");
-          return existsSync(file) ? readFileSync(file, "utf8") : "";
-        },
+        accessLog: () => readLog(path.join(layout.root, "var/log/nginx/keyway.access.log")),
+        errorLog: () => readLog(path.join(layout.root, "var/log/nginx/error.log")),
       };
     },
   };

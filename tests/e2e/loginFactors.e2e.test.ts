@@ -172,6 +172,29 @@ describe("QR timing on the desktop's clock", () => {
     });
   /** Moves the desktop's clock on by `ms`, firing the countdown and poll timers on the way. */
   const pass = (page: Page, ms: number) => page.clock.runFor(ms);
+  /**
+   * Waits until the panel's timers run on the desktop's clock, a second at a time, and says
+   * how long that took on it. React sets them in an effect after the QR shows: a clock moved
+   * on before that moves past them, and the panel never sees its QR age.
+   */
+  const untilTicking = async (page: Page): Promise<number> => {
+    const countdown = page.locator(tid("qr-countdown"));
+    const before = await countdown.innerText();
+    let passed = 0;
+    await expect
+      .poll(async () => {
+        await pass(page, S);
+        passed += S;
+        return countdown.innerText();
+      })
+      .not.toBe(before);
+    return passed;
+  };
+  /** Moves the desktop's clock to just past a fresh QR's renewal time. */
+  const toRenewal = async (page: Page) => {
+    const ticked = await untilTicking(page);
+    await pass(page, (QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds + 1) * S - ticked);
+  };
 
   it("renews the QR by itself before it ends, five times, then shows it expired", async () => {
     const desktop = await ownDesktop();
@@ -181,13 +204,13 @@ describe("QR timing on the desktop's clock", () => {
     const seen = new Set([first]);
     for (let i = 0; i < 5; i++) {
       const issued = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
-      await pass(desk, (QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds + 1) * S);
+      await toRenewal(desk);
       seen.add((await (await issued).json()).hwdata.url);
       await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
     }
     // Six different QR codes, then no more by itself: expired, with a refresh.
     expect(seen.size).toBe(6);
-    await pass(desk, (QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds + 1) * S);
+    await toRenewal(desk);
     await desk.waitForSelector(`${tid("qr-code")}[data-status="expired"]`);
     await expect(desk.locator(tid("qr-expired")).innerText()).resolves.toBe(
       "The QR code has expired",
@@ -232,7 +255,8 @@ describe("QR timing on the desktop's clock", () => {
       if (held) return; // never answered
       await route.continue();
     });
-    await pass(desk, 100 * S);
+    const ticked = await untilTicking(desk);
+    await pass(desk, 100 * S - ticked);
     const mobile = await phone.newPage();
     await phoneLogIn(mobile, qrUrl, SCANNER);
     held = false;

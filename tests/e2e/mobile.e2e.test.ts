@@ -461,6 +461,7 @@ describe("a phone user without a desktop", () => {
       await page.waitForTimeout(2_500);
       expect(await page.locator(".ant-notification-notice").allInnerTexts()).toEqual([]);
       await page.screenshot({ path: "/tmp/kw-mobile-login-remembered.png" });
+      expect(new URL(page.url()).pathname).toBe("/mobile/login");
       expect(await page.inputValue(`${tid("m-login-phone")} input`)).toBe(CALLER.phone);
       expect(await page.inputValue(`${tid("m-login-password")} input`)).toBe("");
       expect(await page.isChecked(`${tid("m-login-remember")} input`)).toBe(true);

@@ -1,5 +1,6 @@
 import { TOKEN_COOKIE_DAYS } from "@keyway/shared";
 import { queryClient } from "../api/queryClient.ts";
+import { type MOBILE, PATHS } from "../paths.ts";
 import { useAppStore } from "../store/app.ts";
 import { COOKIE, getCookies, removeCookie, setCookie } from "./cookies.ts";
 import { navigateTo } from "./navigation.ts";
@@ -29,9 +30,12 @@ export function saveToken(token: string, keepLogin: boolean): void {
 
 /**
  * SPEC §4 sign-out: clear the token cookie, reset login state 0 / user state 8, drop cached
- * server data and go to `to` (/login, or /loginTimeout after an expired session).
+ * server data and go to `to` (/login, /loginTimeout after an expired session, or the phone's
+ * own login, so a phone is not sent through the desktop route and back).
  */
-export function signOutLocally(to: "/login" | "/loginTimeout" = "/login"): void {
+export function signOutLocally(
+  to: typeof PATHS.login | typeof PATHS.loginTimeout | typeof MOBILE.login = PATHS.login,
+): void {
   removeCookie(COOKIE.token);
   useAppStore.getState().signOut();
   queryClient.clear();

@@ -12,6 +12,6 @@ export function useMobileSignOut(): () => void {
   const navigate = useNavigate();
   return useCallback(() => {
     navigate(MOBILE.login, { replace: true, flushSync: true });
-    window.setTimeout(() => signOutLocally("/login"), 0);
+    window.setTimeout(() => signOutLocally(MOBILE.login), 0);
   }, [navigate]);
 }
