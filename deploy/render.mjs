@@ -12,8 +12,8 @@
 //   node deploy/render.mjs [--env FILE]... TEMPLATE > OUTPUT
 //
 // Node built-ins only: it runs wherever the server runs.
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const PLACEHOLDER = /\$\{(each )?([A-Z][A-Z0-9_]*)\}/g;
 
@@ -78,7 +78,17 @@ function main(argv) {
   process.stdout.write(render(readFileSync(template, "utf8"), values));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a program, not imported by a test. Real paths: operators run it through the
+// /opt/keyway symlink, and Node names this module by its real path.
+const isMain = () => {
+  try {
+    return realpathSync(process.argv[1] ?? "") === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+};
+
+if (isMain()) {
   try {
     main(process.argv.slice(2));
   } catch (error) {

@@ -1,42 +1,36 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import path from "node:path";
 import tls from "node:tls";
 import { decodePush, PUSH_SCENES } from "@keyway/protocol";
 import { formatUnreadBadge } from "@keyway/shared";
 import { Redis } from "ioredis";
-import mqtt from "mqtt";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../apps/server/src/testing/redis.ts";
 import { launchChromium, tid } from "../e2e/browser.ts";
 import {
+  type Broker,
   type Certificates,
   freePort,
   HOST,
   makeCertificates,
   makeLayout,
+  type Nginx,
   type Postgres,
-  prepareNginx,
+  provisionDevice,
   RESOLVE_TEST_HOSTS,
-  runDoc,
-  startMosquittoService,
+  setUpBroker,
+  setUpNginx,
   startPostgres,
   until,
   VISIT_DOMAIN,
+  writeAgentSettings,
+  writeServerEnv,
 } from "./stack.ts";
-import {
-  ensureBuilt,
-  hostPath,
-  RUN_FROM,
-  renderExample,
-  type Started,
-  startUnit,
-  unitCommand,
-} from "./units.ts";
+import { ensureBuilt, hostPath, RUN_FROM, type Started, startUnit, unitCommand } from "./units.ts";
 
 /**
  * Issue 16, what an operator runs, each file of deploy/ used as it is: a real PostgreSQL,
@@ -58,8 +52,8 @@ let layout: ReturnType<typeof makeLayout>;
 let certs: Certificates;
 let postgres: Postgres;
 let redis: TestRedis;
-let broker: ReturnType<typeof startMosquittoService>;
-let nginx: Awaited<ReturnType<ReturnType<typeof prepareNginx>["start"]>>;
+let broker: Broker;
+let nginx: Nginx;
 let agent: Started;
 let browser: Browser;
 const ports = { https: 0, http: 0, mqtt: 0, mqtts: 0, hmi: 0 };
@@ -251,62 +245,16 @@ beforeAll(async () => {
   const nodePorts = [await freePort(), await freePort()];
   [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
 
-  // The broker (docs/deploy.md "MQTT broker"): its certificate where mosquitto may read it.
-  copyFileSync(certs.cert, etc("/etc/mosquitto/certs/fullchain.pem"));
-  copyFileSync(certs.key, etc("/etc/mosquitto/certs/privkey.pem"));
-  writeFileSync(
-    etc("/etc/keyway/mosquitto.env"),
-    renderExample("deploy/mosquitto.env.example", {
-      KEYWAY_MQTT_PASSWORDS: etc("/etc/mosquitto/keyway.passwd"),
-      KEYWAY_MQTT_ACL: etc("/etc/mosquitto/keyway.acl"),
-      KEYWAY_MQTT_PORT: String(ports.mqtt),
-      KEYWAY_MQTTS_PORT: String(ports.mqtts),
-      KEYWAY_MQTTS_BIND: "127.0.0.1",
-      KEYWAY_MQTT_TLS_CERT: etc("/etc/mosquitto/certs/fullchain.pem"),
-      KEYWAY_MQTT_TLS_KEY: etc("/etc/mosquitto/certs/privkey.pem"),
-    }),
-  );
-  runDoc(layout, "broker", {
-    input: `${mqttPassword}\n`,
-    services: (line) => {
-      if (line !== "systemctl restart mosquitto") throw new Error(`no stand-in for ${line}`);
-      broker = startMosquittoService(layout);
-    },
-  });
-  await until(
-    () =>
-      new Promise<boolean>((done) => {
-        const probe = mqtt.connect(`mqtt://127.0.0.1:${ports.mqtt}`, {
-          username: "keyway-server",
-          password: mqttPassword,
-          reconnectPeriod: 0,
-          connectTimeout: 2000,
-        });
-        probe.once("connect", () => {
-          done(true);
-          probe.end(true);
-        });
-        probe.once("error", () => done(false));
-        probe.once("close", () => done(false));
-      }),
-    () => `mosquitto with the server's login: ${broker?.output()}`,
-  );
+  // The broker (docs/deploy.md "MQTT broker").
+  broker = await setUpBroker(layout, certs, ports, mqttPassword);
 
   // The server's environment: deploy/server.env.example with this machine's values; the
   // first node also seeds the demo accounts (the operator's first login, docs "First start").
-  writeFileSync(
-    etc("/etc/keyway/server.env"),
-    renderExample("deploy/server.env.example", {
-      PUBLIC_URL: platform("").replace(/\/$/, ""),
-      DATA_DIR: etc("/var/lib/keyway"),
-      DATABASE_URL: postgres.url,
-      REDIS_URL: redis.url,
-      MQTT_URL: `mqtt://keyway-server:${mqttPassword}@127.0.0.1:${ports.mqtt}`,
-      SECRET_KEY: randomBytes(32).toString("hex"),
-      SMTP_URL: null,
-    }),
-    { mode: 0o600 },
-  );
+  writeServerEnv(layout, ports, {
+    database: postgres.url,
+    redis: redis.url,
+    mqttPassword,
+  });
   writeFileSync(etc(`/etc/keyway/server-${nodePorts[0]}.env`), "DEMO=1\n", { mode: 0o600 });
   // Both at once on the empty database, as a host's boot starts them: one migrates, the
   // other waits for it.
@@ -318,44 +266,10 @@ beforeAll(async () => {
   );
 
   // nginx (docs/deploy.md "Reverse proxy"), rendered by the doc's own commands.
-  writeFileSync(
-    etc("/etc/keyway/nginx.env"),
-    renderExample("deploy/nginx.env.example", {
-      KEYWAY_HOST: HOST,
-      KEYWAY_VISIT_DOMAIN: VISIT_DOMAIN,
-      KEYWAY_NODES: nodePorts.map((p) => `127.0.0.1:${p}`).join(" "),
-      KEYWAY_HTTPS_PORT: String(ports.https),
-      KEYWAY_HTTP_PORT: String(ports.http),
-      KEYWAY_TLS_CERT: certs.cert,
-      KEYWAY_TLS_KEY: certs.key,
-      KEYWAY_VISIT_TLS_CERT: certs.cert,
-      KEYWAY_VISIT_TLS_KEY: certs.key,
-      KEYWAY_LOG_DIR: etc("/var/log/nginx"),
-    }),
-  );
-  const proxy = prepareNginx(layout);
-  let reloads = 0;
-  runDoc(layout, "nginx", {
-    services: (line) => {
-      if (line === "nginx -t") proxy.test();
-      else if (line === "systemctl reload nginx") reloads++;
-      else throw new Error(`no stand-in for ${line}`);
-    },
-  });
-  expect(reloads).toBe(1);
-  nginx = await proxy.start([ports.https, ports.http]);
+  nginx = await setUpNginx(layout, certs, ports, nodePorts);
 
   // A device provisioned as the docs say: its codes from the CLI, its broker login added.
-  runDoc(layout, "provision", {
-    services: (line) => {
-      if (line !== "systemctl reload mosquitto") throw new Error(`no stand-in for ${line}`);
-      broker.reload();
-    },
-  });
-  const [, first] = readFileSync(path.join(layout.root, "work/devices.csv"), "utf8")
-    .trim()
-    .split("\n");
-  [device.code, device.secret, device.password] = first.split(",");
+  Object.assign(device, await provisionDevice(layout, broker));
 
   // Its owner adds it, through nginx.
   const login = await call("/api/user/login", {
@@ -377,19 +291,7 @@ beforeAll(async () => {
 
   // The agent, as keyway-agent.service runs it: MQTT over TLS to the broker, the tunnel
   // through nginx (wss), the platform's private CA trusted through NODE_EXTRA_CA_CERTS.
-  writeFileSync(
-    etc("/etc/keyway/agent.env"),
-    renderExample("deploy/agent.env.example", {
-      KEYWAY_SERVER: `mqtts://mqtt.${HOST}:${ports.mqtts}`,
-      KEYWAY_TUNNEL: `wss://${HOST}:${ports.https}/tunnel`,
-      KEYWAY_CODE: device.code,
-      KEYWAY_TARGET: `127.0.0.1:${ports.hmi}`,
-      KEYWAY_AGENT_OPTIONS: `--simulate --http-port ${ports.hmi} --location-every 0 --data-every 0 --backoff-max 1`,
-      NODE_EXTRA_CA_CERTS: certs.ca,
-    }),
-  );
-  writeFileSync(etc("/etc/keyway/agent.secret"), `${device.secret}\n`, { mode: 0o600 });
-  chmodSync(etc("/etc/keyway/agent.secret"), 0o600);
+  writeAgentSettings(layout, certs, ports, device);
   agent = startUnit(unitCommand("keyway-agent.service", layout), {
     NODE_OPTIONS: `--import=${RESOLVE_TEST_HOSTS}`,
   });

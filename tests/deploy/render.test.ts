@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the templates' own ${NAME} placeholders
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -65,6 +65,19 @@ describe("deploy/render.mjs", () => {
     });
     expect(out.stderr).toBe("");
     expect(out.stdout).toBe("hello environment\n");
+  });
+
+  it("runs through the /opt/keyway symlink of a release folder, as the doc installs it", () => {
+    // Node names the module by its real path and argv[1] by the link: once, nothing ran.
+    symlinkSync(ROOT, path.join(dir, "keyway"));
+    writeFileSync(path.join(dir, "link.conf"), "${NAME}\n");
+    const out = spawnSync(
+      process.execPath,
+      [path.join(dir, "keyway/deploy/render.mjs"), path.join(dir, "link.conf")],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", NAME: "linked" } },
+    );
+    expect(out.stderr).toBe("");
+    expect(out.stdout).toBe("linked\n");
   });
 
   it("renders each template of deploy/ from its example values, leaving no placeholder", () => {

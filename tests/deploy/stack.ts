@@ -4,6 +4,7 @@ import { once } from "node:events";
 import {
   chmodSync,
   chownSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -15,9 +16,10 @@ import {
 import { connect } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import mqtt from "mqtt";
 import pg from "pg";
 import { freePort } from "../../apps/server/src/testing/ports.ts";
-import { hostCommand, type Layout, ROOT } from "./units.ts";
+import { hostCommand, hostPath, type Layout, ROOT, renderExample } from "./units.ts";
 
 export { freePort };
 
@@ -63,10 +65,12 @@ export function makeLayout(label: string): Layout & { close(): void } {
     "etc/nginx/conf.d",
     "etc/mosquitto/conf.d",
     "etc/mosquitto/certs",
+    "etc/systemd/system",
     "var/lib/keyway",
     "var/lib/keyway-agent",
     "var/log/nginx",
     "var/lib/mosquitto",
+    "var/backups",
     "run/nginx",
     "work",
   ])
@@ -172,11 +176,11 @@ const isRoot = () => process.getuid?.() === 0;
 
 /**
  * A real PostgreSQL server: DATABASE_URL's when it is set (CI), with a fresh database made
- * in it; otherwise one of our own (initdb + pg_ctl from /usr/lib/postgresql/<newest>/bin, as
- * the `postgres` user when we are root, as .ci/run does).
+ * in it; otherwise, or with `own`, one of our own (initdb + pg_ctl from
+ * /usr/lib/postgresql/<newest>/bin, as the `postgres` user when we are root, as .ci/run does).
  */
-export async function startPostgres(): Promise<Postgres> {
-  const given = process.env.DATABASE_URL;
+export async function startPostgres(options: { own?: boolean } = {}): Promise<Postgres> {
+  const given = options.own ? undefined : process.env.DATABASE_URL;
   const name = `kw_deploy_${randomBytes(5).toString("hex")}`;
   const withDatabase = (url: string, database: string) => {
     const u = new URL(url);
@@ -286,44 +290,56 @@ export function docCommands(name: string): string[] {
 
 /**
  * Runs one block of docs/deploy.md as the operator would, its paths mapped to `layout`:
- * `systemctl ...` and `nginx ...` lines go to `services` (the test's stand-ins), every other
- * line to bash, one shell for the block (variables carry over), `input` on its stdin.
+ * `systemctl`, `nginx`, `apt-get`, `useradd`, `git clone` and `certbot` lines go to `services`
+ * (the test's stand-ins for the machine's services, packages and the outside world), every
+ * other line to bash, one shell per run of lines (variables carry over), `input` on its stdin.
  */
-export function runDoc(
+export async function runDoc(
   layout: Layout,
   name: string,
   options: {
     env?: Record<string, string>;
     input?: string;
-    services?: (line: string) => void;
+    services?: (line: string) => void | Promise<void>;
   } = {},
-): string {
+): Promise<string> {
   const shell: string[] = [];
-  const flush = () => {
+  const flush = async () => {
     if (shell.length === 0) return "";
     const script = ["set -euo pipefail", ...shell.splice(0)].join("\n");
-    const result = spawnSync("bash", ["-c", script], {
+    // Not spawnSync: a block may build for minutes, and the test's own servers (and vitest's
+    // messages to its workers) must go on meanwhile.
+    const child = spawn("bash", ["-c", script], {
       cwd: path.join(layout.root, "work"),
       // An operator's shell, not the test's environment (its DATABASE_URL, say).
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: layout.root, ...options.env },
-      input: options.input ?? "",
-      encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe"],
+      // A session of its own, without a terminal: a password prompt reads `input`.
+      detached: true,
     });
-    if (result.status !== 0)
-      throw new Error(
-        `docs/deploy.md ${name} failed:\n${script}\n${result.stdout}${result.stderr}`,
-      );
-    return result.stdout;
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.stdin.end(options.input ?? "");
+    const [code] = await once(child, "close");
+    if (code !== 0)
+      throw new Error(`docs/deploy.md ${name} failed:\n${script}\n${stdout}${stderr}`);
+    return stdout;
   };
   let out = "";
   for (const line of docCommands(name)) {
-    if (/^(sudo )?(systemctl|nginx) /.test(line)) {
-      out += flush();
+    if (/^(sudo )?(systemctl|nginx|apt-get|useradd|git clone|certbot) /.test(line)) {
+      out += await flush();
       if (!options.services) throw new Error(`no stand-in for "${line}"`);
-      options.services(line.replace(/^sudo /, ""));
+      await options.services(line.replace(/^sudo /, ""));
     } else shell.push(hostCommand(layout, line.replace(/^sudo /, "")));
   }
-  return out + flush();
+  return out + (await flush());
 }
 
 /** Resolves once something accepts TCP connections on `port`. */
@@ -454,4 +470,196 @@ export function startMosquittoService(layout: Layout): Service & { reload(): voi
     /** `systemctl reload mosquitto`: the password file is read again. */
     reload: () => service.child.kill("SIGHUP"),
   };
+}
+
+export type Broker = ReturnType<typeof startMosquittoService>;
+export type Nginx = Awaited<ReturnType<ReturnType<typeof prepareNginx>["start"]>>;
+
+/** The ports of a deployment under test (each a free port of this machine). */
+export interface DeployPorts {
+  https: number;
+  http: number;
+  mqtt: number;
+  mqtts: number;
+  /** The simulated HMI's web UI, beside its agent. */
+  hmi: number;
+}
+
+export async function deployPorts(): Promise<DeployPorts> {
+  return {
+    https: await freePort(),
+    http: await freePort(),
+    mqtt: await freePort(),
+    mqtts: await freePort(),
+    hmi: await freePort(),
+  };
+}
+
+/** The platform's URL through nginx. */
+export const platformUrl = (ports: DeployPorts, p = "/") => `https://${HOST}:${ports.https}${p}`;
+
+/**
+ * docs/deploy.md "MQTT broker" as an operator does it: the broker's certificate and
+ * mosquitto.env, then the doc's block (the server's broker login typed in), `systemctl restart
+ * mosquitto` standing for the broker started. Resolves once the server's login works.
+ */
+export async function setUpBroker(
+  layout: Layout,
+  certs: Certificates,
+  ports: DeployPorts,
+  password: string,
+): Promise<Broker> {
+  const etc = (p: string) => hostPath(layout, p);
+  copyFileSync(certs.cert, etc("/etc/mosquitto/certs/fullchain.pem"));
+  copyFileSync(certs.key, etc("/etc/mosquitto/certs/privkey.pem"));
+  writeFileSync(
+    etc("/etc/keyway/mosquitto.env"),
+    renderExample("deploy/mosquitto.env.example", {
+      KEYWAY_MQTT_PASSWORDS: etc("/etc/mosquitto/keyway.passwd"),
+      KEYWAY_MQTT_ACL: etc("/etc/mosquitto/keyway.acl"),
+      KEYWAY_MQTT_PORT: String(ports.mqtt),
+      KEYWAY_MQTTS_PORT: String(ports.mqtts),
+      KEYWAY_MQTTS_BIND: "127.0.0.1",
+      KEYWAY_MQTT_TLS_CERT: etc("/etc/mosquitto/certs/fullchain.pem"),
+      KEYWAY_MQTT_TLS_KEY: etc("/etc/mosquitto/certs/privkey.pem"),
+    }),
+  );
+  let broker: Broker | undefined;
+  await runDoc(layout, "broker", {
+    input: `${password}\n`,
+    services: (line) => {
+      if (line !== "systemctl restart mosquitto") throw new Error(`no stand-in for ${line}`);
+      broker = startMosquittoService(layout);
+    },
+  });
+  const started = broker;
+  if (!started) throw new Error("the broker block did not start mosquitto");
+  await until(
+    () =>
+      new Promise<boolean>((done) => {
+        const probe = mqtt.connect(`mqtt://127.0.0.1:${ports.mqtt}`, {
+          username: "keyway-server",
+          password,
+          reconnectPeriod: 0,
+          connectTimeout: 2000,
+        });
+        probe.once("connect", () => {
+          done(true);
+          probe.end(true);
+        });
+        probe.once("error", () => done(false));
+        probe.once("close", () => done(false));
+      }),
+    () => `mosquitto with the server's login: ${started.output()}`,
+  );
+  return started;
+}
+
+/**
+ * The server's environment (docs "Environment"): deploy/server.env.example with this
+ * machine's values, every CHANGE-ME chosen.
+ */
+export function writeServerEnv(
+  layout: Layout,
+  ports: DeployPorts,
+  values: { database: string; redis: string; mqttPassword: string },
+): void {
+  writeFileSync(
+    hostPath(layout, "/etc/keyway/server.env"),
+    renderExample("deploy/server.env.example", {
+      PUBLIC_URL: platformUrl(ports, ""),
+      DATA_DIR: hostPath(layout, "/var/lib/keyway"),
+      DATABASE_URL: values.database,
+      REDIS_URL: values.redis,
+      MQTT_URL: `mqtt://keyway-server:${values.mqttPassword}@127.0.0.1:${ports.mqtt}`,
+      SECRET_KEY: randomBytes(32).toString("hex"),
+      SMTP_URL: null,
+    }),
+    { mode: 0o600 },
+  );
+}
+
+/**
+ * docs/deploy.md "Reverse proxy": nginx.env for these nodes and certificates, then the doc's
+ * block (`nginx -t` run for real, one `systemctl reload nginx`), and nginx started on it.
+ */
+export async function setUpNginx(
+  layout: Layout,
+  certs: Certificates,
+  ports: DeployPorts,
+  nodePorts: number[],
+): Promise<Nginx> {
+  writeFileSync(
+    hostPath(layout, "/etc/keyway/nginx.env"),
+    renderExample("deploy/nginx.env.example", {
+      KEYWAY_HOST: HOST,
+      KEYWAY_VISIT_DOMAIN: VISIT_DOMAIN,
+      KEYWAY_NODES: nodePorts.map((p) => `127.0.0.1:${p}`).join(" "),
+      KEYWAY_HTTPS_PORT: String(ports.https),
+      KEYWAY_HTTP_PORT: String(ports.http),
+      KEYWAY_TLS_CERT: certs.cert,
+      KEYWAY_TLS_KEY: certs.key,
+      KEYWAY_VISIT_TLS_CERT: certs.cert,
+      KEYWAY_VISIT_TLS_KEY: certs.key,
+      KEYWAY_LOG_DIR: hostPath(layout, "/var/log/nginx"),
+    }),
+  );
+  const proxy = prepareNginx(layout);
+  let reloads = 0;
+  await runDoc(layout, "nginx", {
+    services: (line) => {
+      if (line === "nginx -t") proxy.test();
+      else if (line === "systemctl reload nginx") reloads++;
+      else throw new Error(`no stand-in for ${line}`);
+    },
+  });
+  if (reloads !== 1) throw new Error(`the nginx block reloaded nginx ${reloads} times`);
+  return proxy.start([ports.https, ports.http]);
+}
+
+/**
+ * docs/deploy.md "First start", the devices: the doc's block (`systemctl reload mosquitto`
+ * standing for the broker's reload); the first device of devices.csv.
+ */
+export async function provisionDevice(
+  layout: Layout,
+  broker: { reload(): void },
+): Promise<{ code: string; secret: string; password: string }> {
+  await runDoc(layout, "provision", {
+    services: (line) => {
+      if (line !== "systemctl reload mosquitto") throw new Error(`no stand-in for ${line}`);
+      broker.reload();
+    },
+  });
+  const [, first] = readFileSync(path.join(layout.root, "work/devices.csv"), "utf8")
+    .trim()
+    .split("\n");
+  const [code, secret, password] = first.split(",");
+  return { code, secret, password };
+}
+
+/**
+ * The agent's settings (docs "Agents"): agent.env from the example (MQTT over TLS to the
+ * broker, the tunnel through nginx, the private CA trusted) and the device secret's file.
+ */
+export function writeAgentSettings(
+  layout: Layout,
+  certs: Certificates,
+  ports: DeployPorts,
+  device: { code: string; secret: string },
+): void {
+  const etc = (p: string) => hostPath(layout, p);
+  writeFileSync(
+    etc("/etc/keyway/agent.env"),
+    renderExample("deploy/agent.env.example", {
+      KEYWAY_SERVER: `mqtts://mqtt.${HOST}:${ports.mqtts}`,
+      KEYWAY_TUNNEL: `wss://${HOST}:${ports.https}/tunnel`,
+      KEYWAY_CODE: device.code,
+      KEYWAY_TARGET: `127.0.0.1:${ports.hmi}`,
+      KEYWAY_AGENT_OPTIONS: `--simulate --http-port ${ports.hmi} --location-every 0 --data-every 0 --backoff-max 1`,
+      NODE_EXTRA_CA_CERTS: certs.ca,
+    }),
+  );
+  writeFileSync(etc("/etc/keyway/agent.secret"), `${device.secret}\n`, { mode: 0o600 });
+  chmodSync(etc("/etc/keyway/agent.secret"), 0o600);
 }

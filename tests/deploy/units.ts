@@ -22,11 +22,17 @@ export const ROOT = path.resolve(import.meta.dirname, "../..");
 export interface Layout {
   /** A folder of the test's own standing for `/`: /etc/keyway → <root>/etc/keyway. */
   root: string;
+  /**
+   * /opt is in `root` too (a release cloned and built there, as docs/deploy.md does it);
+   * otherwise /opt/keyway is this checkout.
+   */
+  ownOpt?: boolean;
 }
 
 /** A path of a unit or of docs/deploy.md as it is on this machine. */
 export function hostPath(layout: Layout, unitPath: string): string {
   if (unitPath === "/usr/bin/node") return process.execPath;
+  if (layout.ownOpt && /^\/opt(\/|$)/.test(unitPath)) return layout.root + unitPath;
   if (unitPath === "/opt/keyway" || unitPath.startsWith("/opt/keyway/"))
     return ROOT + unitPath.slice("/opt/keyway".length);
   if (/^\/(etc|var|run)(\/|$)/.test(unitPath)) return layout.root + unitPath;
@@ -35,8 +41,9 @@ export function hostPath(layout: Layout, unitPath: string): string {
 
 /** Every operator path in a command line (as docs/deploy.md writes them) mapped to this machine. */
 export function hostCommand(layout: Layout, command: string): string {
-  return command.replace(/(?<![\w.])\/(?:opt\/keyway|etc|var|run)\/[^\s'"]*/g, (p) =>
-    hostPath(layout, p),
+  return command.replace(
+    /(?<![\w.])\/(?:opt\/keyway[\w.-]*(?=[/\s'"]|$)|(?:etc|var|run)(?=\/))[^\s'"]*/g,
+    (p) => hostPath(layout, p),
   );
 }
 

@@ -1,6 +1,8 @@
 // First of all: the Node.js version check (scripts/node-check.mjs).
 import "../../../scripts/node-check.mjs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirLockedError, openDatabase } from "./db/client.ts";
@@ -62,7 +64,19 @@ function csvField(value: string): string {
   return /[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/**
+ * Run as a program (not imported by a test). Compared as real paths: operators run it through
+ * the /opt/keyway symlink (docs/deploy.md), and Node names the module by its real path.
+ */
+function isMain(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? "") === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
   runCli(process.argv.slice(2))
     .then((code) => process.exit(code))
     .catch((error) => {
