@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import https from "node:https";
 import tls from "node:tls";
 import { decodePush, PUSH_SCENES } from "@keyway/protocol";
 import { formatUnreadBadge } from "@keyway/shared";
@@ -22,6 +20,8 @@ import {
   type Postgres,
   provisionDevice,
   RESOLVE_TEST_HOSTS,
+  type RequestOptions,
+  requestThrough,
   setUpBroker,
   setUpNginx,
   startPostgres,
@@ -69,37 +69,9 @@ let token = "";
 
 const platform = (p = "/") => `https://${HOST}:${ports.https}${p}`;
 
-/** An HTTPS (or HTTP) request through nginx, as a client on the internet makes it. */
-function request(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  const target = new URL(url);
-  const secure = target.protocol === "https:";
-  return new Promise((done, fail) => {
-    const req = (secure ? https : http).request(
-      {
-        host: "127.0.0.1",
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        method: options.method ?? "GET",
-        headers: { host: target.host, ...options.headers },
-        ...(secure && { servername: target.hostname, ca: readFileSync(certs.ca) }),
-        agent: false,
-      },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => {
-          body += d;
-        });
-        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on("error", fail);
-    req.end(options.body);
-  });
-}
+/** An HTTPS (or HTTP) request through nginx, trusting the deployment's private CA. */
+const request = (url: string, options: RequestOptions = {}) =>
+  requestThrough(url, options, certs.ca);
 
 /** A Keyway API call (form-encoded, as the web app sends them) through nginx or to `base`. */
 async function call(

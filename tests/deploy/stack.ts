@@ -13,6 +13,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import http from "node:http";
+import https from "node:https";
 import { connect } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -662,4 +664,46 @@ export function writeAgentSettings(
   );
   writeFileSync(etc("/etc/keyway/agent.secret"), `${device.secret}\n`, { mode: 0o600 });
   chmodSync(etc("/etc/keyway/agent.secret"), 0o600);
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * An HTTPS (or HTTP) request through nginx, as a client on the internet makes it: to loopback,
+ * with the platform's name (no DNS here) and the deployment's CA (`ca`, a PEM file).
+ */
+export function requestThrough(
+  url: string,
+  options: RequestOptions,
+  ca: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const target = new URL(url);
+  const secure = target.protocol === "https:";
+  return new Promise((done, fail) => {
+    const req = (secure ? https : http).request(
+      {
+        host: "127.0.0.1",
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? "GET",
+        headers: { host: target.host, ...options.headers },
+        ...(secure && { servername: target.hostname, ca: readFileSync(ca) }),
+        agent: false,
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => {
+          body += d;
+        });
+        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", fail);
+    req.end(options.body);
+  });
 }
