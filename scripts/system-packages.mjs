@@ -27,6 +27,13 @@ export const TEST_PACKAGES = [
   { name: "nginx", program: "/usr/sbin/nginx" },
   { name: "postgresql", program: "/usr/lib/postgresql/*/bin/initdb" },
   { name: "systemd", program: "/usr/bin/systemd-analyze" },
+  // The container image test (tests/deploy/container.test.ts): podman builds and runs
+  // deploy/container/Containerfile under runc, the container on a network of its own through
+  // slirp4netns; debootstrap makes the local stand-in of its base image (no registry here).
+  { name: "podman", program: "/usr/bin/podman" },
+  { name: "runc", program: "/usr/sbin/runc" },
+  { name: "slirp4netns", program: "/usr/bin/slirp4netns" },
+  { name: "debootstrap", program: "/usr/sbin/debootstrap" },
 ];
 
 /** CI runs the same tests, against a PostgreSQL server of its own too (.ci/run). */

@@ -31,8 +31,24 @@ const everything = [
   "/usr/lib/postgresql/15/bin/initdb",
   "/usr/sbin/nginx",
   "/usr/bin/systemd-analyze",
+  "/usr/bin/podman",
+  "/usr/sbin/runc",
+  "/usr/bin/slirp4netns",
+  "/usr/sbin/debootstrap",
 ];
-const ALL = ["chromium", "mosquitto", "redis-server", "openssl", "nginx", "postgresql", "systemd"];
+const ALL = [
+  "chromium",
+  "mosquitto",
+  "redis-server",
+  "openssl",
+  "nginx",
+  "postgresql",
+  "systemd",
+  "podman",
+  "runc",
+  "slirp4netns",
+  "debootstrap",
+];
 
 describe("the Debian packages the tests need (scripts/system-packages.mjs)", () => {
   it("names what npm test starts, the same for CI", () => {
