@@ -20,6 +20,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../apps/server/src/testing/redis.ts";
 import {
+  collectOutput,
   freePort,
   listening,
   makeLayout,
@@ -84,16 +85,10 @@ function run(command: string, args: string[], options: { check?: boolean; log?: 
       env: { ...process.env, CONTAINERS_CONF: containersConf },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
+    const output = collectOutput(child);
     child.once("error", fail);
     child.once("close", (code) => {
+      const { stdout, stderr } = output;
       if (options.log) writeFileSync(options.log, stdout + stderr);
       const result = { code: code ?? -1, stdout, stderr };
       if (options.check !== false && result.code !== 0)

@@ -290,6 +290,18 @@ export function docCommands(name: string): string[] {
     .filter((l) => l !== "" && !l.startsWith("#"));
 }
 
+/** What a child process writes, as it comes (read the fields once it has closed). */
+export function collectOutput(child: ChildProcess): { stdout: string; stderr: string } {
+  const output = { stdout: "", stderr: "" };
+  child.stdout?.on("data", (d) => {
+    output.stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output.stderr += d;
+  });
+  return output;
+}
+
 /**
  * Runs one block of docs/deploy.md as the operator would, its paths mapped to `layout`:
  * `systemctl`, `nginx`, `apt-get`, `useradd`, `git clone` and `certbot` lines go to `services`
@@ -319,19 +331,14 @@ export async function runDoc(
       // A session of its own, without a terminal: a password prompt reads `input`.
       detached: true,
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
+    const output = collectOutput(child);
     child.stdin.end(options.input ?? "");
     const [code] = await once(child, "close");
     if (code !== 0)
-      throw new Error(`docs/deploy.md ${name} failed:\n${script}\n${stdout}${stderr}`);
-    return stdout;
+      throw new Error(
+        `docs/deploy.md ${name} failed:\n${script}\n${output.stdout}${output.stderr}`,
+      );
+    return output.stdout;
   };
   let out = "";
   for (const line of docCommands(name)) {
