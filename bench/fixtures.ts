@@ -37,8 +37,16 @@ export function forkLoad<T>(
   child.stdout?.on("data", (d) => {
     out += d;
   });
-  const figures = new Promise<T>((resolve) =>
-    child.on("exit", () => resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as T)),
+  // A generator killed or crashed prints no figures: a rejection, not a throw in this handler
+  // (that would end the parent before it has stopped what it started).
+  const figures = new Promise<T>((resolve, reject) =>
+    child.on("exit", (code, signal) => {
+      try {
+        resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as T);
+      } catch {
+        reject(new Error(`${file} ended (${signal ?? code}) without its figures`));
+      }
+    }),
   );
   return { child, figures };
 }

@@ -5,12 +5,16 @@ import { Aedes } from "aedes";
 import { count, eq } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
+import type { Db } from "../apps/server/src/db/client.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { hashToken } from "../apps/server/src/infra/crypto.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 
-const DEVICES = Number(process.env.BENCH_DEVICES ?? process.argv[3] ?? 10_000);
+// `npm run bench -- gateway 2000` or BENCH_DEVICES=2000 (a flag such as --deploy is no count).
+const DEVICES = Number(
+  process.env.BENCH_DEVICES ?? process.argv.slice(3).find((a) => /^\d+$/.test(a)) ?? 10_000,
+);
 const ALARMS = Number(process.env.BENCH_ALARMS ?? 5000);
 
 interface Figures {
@@ -62,23 +66,12 @@ async function listen(
   return [server, (server.address() as { port: number }).port];
 }
 
-/**
- * N devices connect to one server, then publish alarms: Keyway's gateway (authentication
- * against the database, per-device topic rules, each alarm stored before PUBACK) against a
- * bare Aedes broker with no Keyway logic as the baseline.
- */
-export async function run() {
-  const database = await createTestDatabase();
-  const app = await buildApp({
-    config: testConfig({ WEB_DIST: "/nonexistent" }),
-    db: database.db,
-    logger: false,
-    sweepEveryMs: 0,
-  });
+/** `count` provisioned devices KW-BENCH-000000…, each with device secret `secret-<code>`. */
+export async function insertGatewayDevices(db: Db, count: number) {
   const now = new Date();
-  for (let start = 0; start < DEVICES; start += 2000) {
-    await database.db.insert(devices).values(
-      Array.from({ length: Math.min(2000, DEVICES - start) }, (_, k) => {
+  for (let start = 0; start < count; start += 2000) {
+    await db.insert(devices).values(
+      Array.from({ length: Math.min(2000, count - start) }, (_, k) => {
         const code = `KW-BENCH-${String(start + k).padStart(6, "0")}`;
         return {
           code,
@@ -89,7 +82,31 @@ export async function run() {
       }),
     );
   }
-  const keywayPort = await app.services.gateway.listenTcp(0, "127.0.0.1");
+}
+
+/** Keyway's server on `db` in this process, its embedded broker on a loopback port. */
+export async function startGateway(db: Db) {
+  const app = await buildApp({
+    config: testConfig({ WEB_DIST: "/nonexistent" }),
+    db,
+    logger: false,
+    sweepEveryMs: 0,
+  });
+  const port = await app.services.gateway.listenTcp(0, "127.0.0.1");
+  return { app, port };
+}
+
+/**
+ * N devices connect to one server, then publish alarms: Keyway's gateway (authentication
+ * against the database, per-device topic rules, each alarm stored before PUBACK) against a
+ * bare Aedes broker with no Keyway logic as the baseline. `--deploy`
+ * (bench/gateway-deploy.ts): devices on Mosquitto and two server processes instead.
+ */
+export async function run(options: { deploy?: boolean } = {}) {
+  if (options.deploy) return (await import("./gateway-deploy.ts")).runDeploy();
+  const database = await createTestDatabase();
+  await insertGatewayDevices(database.db, DEVICES);
+  const { app, port: keywayPort } = await startGateway(database.db);
   let online = 0;
   const keyway = await load(keywayPort, async () => {
     // Online flags are written as connections arrive; wait (up to 30 s) for the last ones.

@@ -4,6 +4,7 @@
  * QoS 1 and settling each publish on its PUBACK.
  */
 import { type Socket, connect as tcpConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import mqttPacket from "mqtt-packet";
 
 export interface DeviceConnection {
@@ -14,10 +15,20 @@ export interface DeviceConnection {
   nextId: number;
 }
 
-/** Connects as device `code` (password: its device secret) and resolves on CONNACK. */
-export function openDevice(port: number, code: string, secret: string): Promise<DeviceConnection> {
+/**
+ * Connects as device `code` (password: its device secret) and resolves on CONNACK; over TLS
+ * (`tls`: the CA to trust and the name to ask for) as devices reach a deployed broker.
+ */
+export function openDevice(
+  port: number,
+  code: string,
+  secret: string,
+  tls?: { ca: Buffer; servername: string },
+): Promise<DeviceConnection> {
   return new Promise((resolve, reject) => {
-    const socket = tcpConnect(port, "127.0.0.1");
+    const socket = tls
+      ? tlsConnect({ host: "127.0.0.1", port, ca: tls.ca, servername: tls.servername })
+      : tcpConnect(port, "127.0.0.1");
     const parser = mqttPacket.parser();
     const conn: DeviceConnection = { socket, code, pending: new Map(), nextId: 0 };
     parser.on("packet", (packet) => {

@@ -13,16 +13,16 @@ import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
 import { percentile } from "./stats.ts";
 
-const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
+export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** BENCH_PROFILE=<dir>: every process writes a CPU profile there (open in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE
   ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
   : [];
 
-interface Figures {
+export interface Figures {
   mbPerSecond: number;
   p50: number;
   p99: number;
@@ -37,26 +37,38 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs the client process against `url`; resolves with its figures. */
-function client(url: string, extra: string[] = []): Promise<Figures> {
+/**
+ * Runs the client process against `url`; resolves with its figures. `onDownloaded` runs
+ * between its download and its small requests.
+ */
+export function client(
+  url: string,
+  extra: string[] = [],
+  options: { bytes?: number; onDownloaded?: () => void } = {},
+): Promise<Figures> {
+  const { bytes = BYTES, onDownloaded } = options;
   const child = fork(
     path.join(import.meta.dirname, "tunnel-client.ts"),
-    ["--url", url, "--bytes", String(BYTES), "--requests", String(REQUESTS), ...extra],
+    ["--url", url, "--bytes", String(bytes), "--requests", String(REQUESTS), ...extra],
     { execArgv: ["--import", "tsx", ...PROFILE], stdio: ["ignore", "pipe", "inherit", "ipc"] },
   );
+  child.on("message", (message) => {
+    if (message === "downloaded") onDownloaded?.();
+  });
   let out = "";
   child.stdout?.on("data", (d) => {
     out += d;
   });
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => {
-      if (code) reject(new Error(`client exited with ${code}`));
+    child.on("exit", (code, signal) => {
+      // Killed or crashed: a rejection, never a throw in this handler.
+      if (code !== 0) reject(new Error(`client exited with ${signal ?? code}`));
       else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}"));
     });
   });
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
+export function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve) => {
     let out = "";
     child.stdout?.on("data", function onData(d) {
@@ -69,35 +81,29 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-/**
- * Remote access throughput and latency: a 1 GB download and small requests from a client
- * process to a target process (the device's web server) three ways — directly over loopback,
- * through two bare TCP pipe processes (the floor for a relay of this shape), and through the
- * relay (server in this process, the real agent CLI in its own) with a visit cookie on a
- * visit host — in alternating rounds. Up to five processes share this machine's cores.
- */
-export async function run() {
+/** The device's web server (bench/tunnel-target.ts) in its own process. */
+export async function startTarget(): Promise<{ port: number; stop(): void }> {
   const target = fork(path.join(import.meta.dirname, "tunnel-target.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
-  const targetPort = (JSON.parse(await firstLine(target)) as { port: number }).port;
-  // The floor: two bare pipe processes where the server and the agent stand.
-  const pipes: ChildProcess[] = [];
-  let pipePort = targetPort;
-  for (let i = 0; i < 2; i++) {
-    const pipe = fork(
-      path.join(import.meta.dirname, "tunnel-pipe.ts"),
-      ["--to", String(pipePort)],
-      {
-        execArgv: ["--import", "tsx", ...PROFILE],
-        stdio: ["ignore", "pipe", "inherit", "ipc"],
-      },
-    );
-    pipes.push(pipe);
-    pipePort = (JSON.parse(await firstLine(pipe)) as { port: number }).port;
-  }
+  const port = (JSON.parse(await firstLine(target)) as { port: number }).port;
+  return { port, stop: () => target.kill("SIGTERM") };
+}
 
+export interface Relay {
+  /** Where the client connects (plain HTTP on loopback), the visit host and its cookie. */
+  port: number;
+  host: string;
+  cookie: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The single-node relay: the server in this process (+ PGlite), the real agent CLI in its own
+ * process with its tunnel straight to it (ws://), and a visit issued to the demo user.
+ */
+export async function startSingleNode(targetPort: number): Promise<Relay> {
   const database = await createTestDatabase();
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kw-bench-tunnel-"));
@@ -146,40 +152,100 @@ export async function run() {
       env: { ...process.env, KEYWAY_AGENT_SECRET: demo.deviceSecret },
     },
   );
-  for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  if (!app.services.tunnels.hello(device.id)) throw new Error("the agent's tunnel did not come up");
+  const stop = async () => {
+    agent.kill("SIGTERM");
+    await app.close();
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    if (!app.services.tunnels.hello(device.id))
+      throw new Error("the agent's tunnel did not come up");
 
-  const login = await app.inject({
-    method: "POST",
-    url: "/api/user/login",
-    payload: {
-      loginName: DEMO_ACCOUNTS.user.email,
-      loginPwd: DEMO_ACCOUNTS.user.password,
-      terminalUUID: "bench",
-      terminalName: "bench",
-    },
-  });
-  const token = login.json().hwdata.result.token as string;
-  const issued = await app.inject({
-    method: "POST",
-    url: "/api/v1/audit/getValidVisitUrl",
-    headers: { cloudtoken: token },
-    payload: { machineID: device.id },
-  });
-  const visit = new URL(issued.json().hwdata.url as string);
-  const cookie = await new Promise<string>((resolve, reject) => {
-    http
-      .get(
-        `http://127.0.0.1:${port}${visit.pathname}${visit.search}`,
-        { headers: { host: visit.host } },
-        (res) => {
-          res.resume();
-          resolve((res.headers["set-cookie"]?.[0] ?? "").split(";")[0]);
-        },
-      )
-      .on("error", reject);
-  });
+    const login = await app.inject({
+      method: "POST",
+      url: "/api/user/login",
+      payload: {
+        loginName: DEMO_ACCOUNTS.user.email,
+        loginPwd: DEMO_ACCOUNTS.user.password,
+        terminalUUID: "bench",
+        terminalName: "bench",
+      },
+    });
+    const token = login.json().hwdata.result.token as string;
+    const issued = await app.inject({
+      method: "POST",
+      url: "/api/v1/audit/getValidVisitUrl",
+      headers: { cloudtoken: token },
+      payload: { machineID: device.id },
+    });
+    const visit = new URL(issued.json().hwdata.url as string);
+    const cookie = await new Promise<string>((resolve, reject) => {
+      http
+        .get(
+          `http://127.0.0.1:${port}${visit.pathname}${visit.search}`,
+          { headers: { host: visit.host } },
+          (res) => {
+            res.resume();
+            resolve((res.headers["set-cookie"]?.[0] ?? "").split(";")[0]);
+          },
+        )
+        .on("error", reject);
+    });
+    return { port, host: visit.host, cookie, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The median of each figure over rounds. */
+export const median = (list: Figures[]): Figures => ({
+  mbPerSecond: percentile(
+    list.map((f) => f.mbPerSecond),
+    50,
+  ),
+  p50: percentile(
+    list.map((f) => f.p50),
+    50,
+  ),
+  p99: percentile(
+    list.map((f) => f.p99),
+    50,
+  ),
+});
+
+/**
+ * Remote access throughput and latency: a 1 GB download and small requests from a client
+ * process to a target process (the device's web server) three ways — directly over loopback,
+ * through two bare TCP pipe processes (the floor for a relay of this shape), and through the
+ * relay (server in this process, the real agent CLI in its own) with a visit cookie on a
+ * visit host — in alternating rounds. Up to five processes share this machine's cores.
+ * `--deploy` (bench/tunnel-deploy.ts): through nginx and two server processes instead.
+ */
+export async function run(options: { deploy?: boolean } = {}) {
+  if (options.deploy) return (await import("./tunnel-deploy.ts")).runDeploy();
+  const target = await startTarget();
+  const targetPort = target.port;
+  // The floor: two bare pipe processes where the server and the agent stand.
+  const pipes: ChildProcess[] = [];
+  let pipePort = targetPort;
+  for (let i = 0; i < 2; i++) {
+    const pipe = fork(
+      path.join(import.meta.dirname, "tunnel-pipe.ts"),
+      ["--to", String(pipePort)],
+      {
+        execArgv: ["--import", "tsx", ...PROFILE],
+        stdio: ["ignore", "pipe", "inherit", "ipc"],
+      },
+    );
+    pipes.push(pipe);
+    pipePort = (JSON.parse(await firstLine(pipe)) as { port: number }).port;
+  }
+  const relayNode = await startSingleNode(targetPort);
+  const { port } = relayNode;
 
   let peakRss = 0;
   const baseRss = process.memoryUsage().rss;
@@ -193,34 +259,22 @@ export async function run() {
     runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
     runs.bare.push(await client(`http://127.0.0.1:${pipePort}`));
     runs.relay.push(
-      await client(`http://127.0.0.1:${port}`, ["--host", visit.host, "--cookie", cookie]),
+      await client(`http://127.0.0.1:${port}`, [
+        "--host",
+        relayNode.host,
+        "--cookie",
+        relayNode.cookie,
+      ]),
     );
   }
   clearInterval(sampler);
   for (const pipe of pipes) pipe.kill("SIGTERM");
-  const median = (list: Figures[]): Figures => ({
-    mbPerSecond: percentile(
-      list.map((f) => f.mbPerSecond),
-      50,
-    ),
-    p50: percentile(
-      list.map((f) => f.p50),
-      50,
-    ),
-    p99: percentile(
-      list.map((f) => f.p99),
-      50,
-    ),
-  });
   const relay = median(runs.relay);
   const direct = median(runs.direct);
   const bare = median(runs.bare);
 
-  agent.kill("SIGTERM");
-  target.kill("SIGTERM");
-  await app.close();
-  await database.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  target.stop();
+  await relayNode.stop();
 
   const row = (name: string, r: number, d: number, b: number, unit: string, digits: number) =>
     console.log(

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../apps/server/src/testing/redis.ts";
 import { launchChromium, tid } from "../e2e/browser.ts";
 import {
+  apiThrough,
   type Broker,
   type Certificates,
   type DeployPorts,
@@ -20,7 +21,6 @@ import {
   platformUrl,
   provisionDevice,
   RESOLVE_TEST_HOSTS,
-  requestThrough,
   runDoc,
   setUpBroker,
   setUpNginx,
@@ -104,25 +104,9 @@ async function systemctl(line: string): Promise<void> {
     );
 }
 
-/** An API call through nginx (form-encoded, as the web app sends them). */
-async function call(p: string, form: Record<string, string | number> = {}) {
-  const res = await requestThrough(
-    platformUrl(ports, p),
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        ...(token ? { cloudtoken: token } : {}),
-      },
-      body: new URLSearchParams(
-        Object.entries(form).map(([k, v]): [string, string] => [k, String(v)]),
-      ).toString(),
-    },
-    certs.ca,
-  );
-  if (res.status !== 200) throw new Error(`${p}: HTTP ${res.status} ${res.body}`);
-  return JSON.parse(res.body);
-}
+/** An API call through nginx (form-encoded, as the web app sends them), as the owner. */
+const call = (p: string, form: Record<string, string | number> = {}) =>
+  apiThrough(ports, certs.ca, p, form, token);
 
 /** The device's row on the owner's list (through nginx): its name and whether it is online. */
 async function deviceRow(): Promise<{ name: string; online: boolean } | undefined> {

@@ -714,3 +714,33 @@ export function requestThrough(
     req.end(options.body);
   });
 }
+
+/**
+ * A Keyway API call through nginx, form-encoded as the web app sends them, with `token` as
+ * the login (`cloudtoken`); the envelope, or an error naming a non-200 answer.
+ */
+export async function apiThrough(
+  ports: DeployPorts,
+  ca: string,
+  path: string,
+  form: Record<string, string | number> = {},
+  token = "",
+  // biome-ignore lint/suspicious/noExplicitAny: envelopes of several calls
+): Promise<any> {
+  const res = await requestThrough(
+    platformUrl(ports, path),
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(token ? { cloudtoken: token } : {}),
+      },
+      body: new URLSearchParams(
+        Object.entries(form).map(([k, v]): [string, string] => [k, String(v)]),
+      ).toString(),
+    },
+    ca,
+  );
+  if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${res.body}`);
+  return JSON.parse(res.body);
+}
