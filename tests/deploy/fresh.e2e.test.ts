@@ -11,6 +11,7 @@ import {
   type Broker,
   type Certificates,
   type DeployPorts,
+  demoOwnerAdds,
   deployPorts,
   freePort,
   HOST,
@@ -203,22 +204,12 @@ beforeAll(async () => {
   Object.assign(device, await provisionDevice(layout, broker));
 
   // The owner adds the device; then its agent, as the doc installs it.
-  const login = await call("/api/user/login", {
-    loginName: "demo@keyway.local",
-    loginPwd: "demo1234",
-    terminalUUID: `fresh-${Date.now()}`,
-    terminalName: "Fresh clone test",
-    terminalType: "ops",
-  });
-  expect(login.hwcode).toBe(0);
-  token = login.hwdata.result.token;
-  const added = await call("/api/machine/add", {
-    machineName: "Press 1",
-    machineCode: device.code,
-    machinePwd: device.password,
-  });
-  expect(added.hwcode).toBe(0);
-  device.id = added.hwdata.machine_id;
+  ({ token, deviceId: device.id } = await demoOwnerAdds(
+    ports,
+    certs.ca,
+    device,
+    "fresh clone test",
+  ));
   await runDoc(layout, "agent", {
     services: (line) => {
       if (line !== "systemctl daemon-reload && systemctl enable --now keyway-agent")

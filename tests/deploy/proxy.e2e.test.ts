@@ -12,6 +12,7 @@ import { launchChromium, tid } from "../e2e/browser.ts";
 import {
   type Broker,
   type Certificates,
+  demoOwnerAdds,
   freePort,
   HOST,
   makeCertificates,
@@ -244,22 +245,7 @@ beforeAll(async () => {
   Object.assign(device, await provisionDevice(layout, broker));
 
   // Its owner adds it, through nginx.
-  const login = await call("/api/user/login", {
-    loginName: "demo@keyway.local",
-    loginPwd: "demo1234",
-    terminalUUID: `deploy-${Date.now()}`,
-    terminalName: "Deploy test",
-    terminalType: "ops",
-  });
-  expect(login.hwcode).toBe(0);
-  token = login.hwdata.result.token;
-  const added = await call("/api/machine/add", {
-    machineName: "Press 1",
-    machineCode: device.code,
-    machinePwd: device.password,
-  });
-  expect(added.hwcode).toBe(0);
-  device.id = added.hwdata.machine_id;
+  ({ token, deviceId: device.id } = await demoOwnerAdds(ports, certs.ca, device, "deploy test"));
 
   // The agent, as keyway-agent.service runs it: MQTT over TLS to the broker, the tunnel
   // through nginx (wss), the platform's private CA trusted through NODE_EXTRA_CA_CERTS.

@@ -744,3 +744,33 @@ export async function apiThrough(
   if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${res.body}`);
   return JSON.parse(res.body);
 }
+
+/**
+ * The demo owner logs in through nginx and adds `device` as "Press 1" (its machine code and
+ * device password, as from devices.csv): the owner's token and the device's id.
+ */
+export async function demoOwnerAdds(
+  ports: DeployPorts,
+  ca: string,
+  device: { code: string; password: string },
+  terminal: string,
+): Promise<{ token: string; deviceId: number }> {
+  const login = await apiThrough(ports, ca, "/api/user/login", {
+    loginName: "demo@keyway.local",
+    loginPwd: "demo1234",
+    terminalUUID: `${terminal}-${Date.now()}`,
+    terminalName: terminal,
+    terminalType: "ops",
+  });
+  if (login.hwcode !== 0) throw new Error(`demo login: ${JSON.stringify(login)}`);
+  const token: string = login.hwdata.result.token;
+  const added = await apiThrough(
+    ports,
+    ca,
+    "/api/machine/add",
+    { machineName: "Press 1", machineCode: device.code, machinePwd: device.password },
+    token,
+  );
+  if (added.hwcode !== 0) throw new Error(`machine/add: ${JSON.stringify(added)}`);
+  return { token, deviceId: added.hwdata.machine_id };
+}
