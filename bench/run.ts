@@ -3,7 +3,7 @@
  * to a baseline measured in the same run.
  */
 const name = process.argv[2];
-const available = ["alarms", "devices", "gateway", "push", "reporting", "tunnel"];
+const available = ["alarms", "devices", "gateway", "push", "reporting", "tunnel", "web"];
 if (!name || !available.includes(name)) {
   console.error(`Usage: npm run bench -- <${available.join("|")}>`);
   process.exit(64);
