@@ -6,7 +6,7 @@
  */
 const name = process.argv[2];
 const deploy = process.argv.slice(3).includes("--deploy");
-const available = ["alarms", "devices", "gateway", "push", "reporting", "tunnel"];
+const available = ["alarms", "devices", "gateway", "push", "reporting", "tunnel", "web"];
 const deployable = ["gateway", "tunnel"];
 if (!name || !available.includes(name) || (deploy && !deployable.includes(name))) {
   console.error(

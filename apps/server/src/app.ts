@@ -1,32 +1,24 @@
-import { existsSync } from "node:fs";
 import http from "node:http";
-import path from "node:path";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
-import fastifyStatic from "@fastify/static";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
 import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
-import { MESSAGE_TYPE } from "@keyway/shared";
 import { sql } from "drizzle-orm";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { domainEvents } from "./events.ts";
+import { API_DOC_PREFIX, registerApiDoc } from "./http/apiDoc.ts";
 import { requireOperator, requireUser } from "./http/auth.ts";
-import { AppError, registerEnvelope } from "./http/envelope.ts";
+import { registerEnvelope } from "./http/envelope.ts";
 import { CheckFailed, healthRoutes } from "./http/health.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { registerRequestId, requestIdOf } from "./http/requestId.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
+import { serveWeb } from "./http/web.ts";
 import { type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
 import { createMetrics } from "./infra/metrics.ts";
@@ -185,21 +177,8 @@ export async function buildApp(deps: AppDeps) {
   // are far smaller, and a hostile peer must not make a node hold ws's default 100 MiB.
   await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } });
   await registerRateLimits(app, { redisUrl: config.REDIS_URL });
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: "Keyway API",
-        version: "1.0.0",
-        description: "SPEC §7 calls. Answers are `{hwcode, hwdata, msg}`.",
-      },
-      components: {
-        securitySchemes: { cloudtoken: { type: "apiKey", in: "header", name: "cloudtoken" } },
-      },
-      security: [{ cloudtoken: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
-  await app.register(swaggerUi, { routePrefix: "/apiDoc" });
+  // The OpenAPI document and Swagger UI at /apiDoc, in the reader's language.
+  await registerApiDoc(app);
 
   const senders =
     deps.senders ??
@@ -242,22 +221,14 @@ export async function buildApp(deps: AppDeps) {
     // Two-factor login: a right password gets a challenge instead of a session when it is on.
     secondFactor: (user, input) => twoFactor.challengeFor(user, input),
     // Sessions ended from elsewhere (a login elsewhere, a removed terminal) are told at once.
-    onTerminalsEnded: (userId, terminalIds, reason, loginIp) => {
-      for (const id of terminalIds)
+    onTerminalsEnded: (ended) => {
+      const { loginIp, reason } = ended;
+      for (const id of ended.terminalIds)
         push.toTerminal(id, { scene: PUSH_SCENES.userLogout, body: { loginIp, reason } });
-      // A login elsewhere also stays in the message centre, with where it came from.
-      if (reason === LOGOUT_REASON.loginElsewhere)
-        messages
-          .write([
-            {
-              userId,
-              box: "inbox",
-              type: MESSAGE_TYPE.logout,
-              content: loginIp,
-              params: { ip: loginIp },
-            },
-          ])
-          .catch((error) => app.log.error({ err: error }, "logout message not written"));
+      // A login elsewhere also stays in the message centre (one message per terminal kind).
+      messages
+        .terminalsEnded(ended)
+        .catch((error) => app.log.error({ err: error }, "logout message not written"));
     },
   });
   const twoFactor = createTwoFactorService({
@@ -410,7 +381,7 @@ export async function buildApp(deps: AppDeps) {
       mapTileUrl: config.MAP_TILE_URL,
       mapTileAttribution: config.MAP_TILE_ATTRIBUTION,
       newVersionUrl: config.NEW_VERSION_URL ?? null,
-      apiDocUrl: "/apiDoc",
+      apiDocUrl: API_DOC_PREFIX,
       visitDomain: config.VISIT_DOMAIN ?? null,
     },
     enterprises,
@@ -559,22 +530,5 @@ function carrierOf(config: Config, clock: Clock): CarrierAdapter {
     password: config.ONELINK_PASSWORD ?? "",
     endpoint: config.ONELINK_ENDPOINT,
     clock,
-  });
-}
-
-/** The built SPA, with its routes falling back to index.html; API paths answer 404 envelopes. */
-async function serveWeb(app: FastifyInstance, webDist: string) {
-  const hasWeb = existsSync(path.join(webDist, "index.html"));
-  // Wildcard serving: a rebuilt bundle (new hashed file names) is served without a restart;
-  // unknown files fall through to the not-found handler below.
-  if (hasWeb) await app.register(fastifyStatic, { root: webDist });
-  app.setNotFoundHandler((request, reply) => {
-    const pathname = request.url.split("?")[0];
-    const isApi = /^\/(api|eapi|ws|tunnel)(\/|$)/.test(pathname);
-    // Screens (no file extension) get the SPA; a missing asset stays a 404.
-    const isFile = /\.[a-z0-9]+$/i.test(pathname);
-    if (hasWeb && request.method === "GET" && !isApi && !isFile)
-      return reply.sendFile("index.html");
-    throw new AppError("NOT_FOUND", null, 404);
   });
 }

@@ -1,39 +1,70 @@
+import { isValidElement, type ReactNode, Suspense } from "react";
 import { createBrowserRouter, Navigate, Outlet, type RouteObject, useLocation } from "react-router";
 import { TitleSync } from "./brand/TitleSync.tsx";
+import { AuthShellLoading } from "./components/AuthFrame.tsx";
 import { LanguageSync } from "./components/LanguageSync.tsx";
+import { lazyPage, PageLoading } from "./components/lazyPage.tsx";
 import { LANGUAGE_PARAM } from "./i18n/index.ts";
 import { registerNavigate } from "./lib/navigation.ts";
-import {
-  DeleteAccountPage,
-  ModifyEmailPage,
-  ModifyPhonePage,
-} from "./pages/account/AccountChangePage.tsx";
-import { MainEntryPage } from "./pages/account/MainEntryPage.tsx";
-import { RecoverPwdPage } from "./pages/account/RecoverPwdPage.tsx";
-import { UserInfoPage } from "./pages/account/UserInfoPage.tsx";
-import { AdministrateCenterPage } from "./pages/administrateCenter/AdministrateCenterPage.tsx";
-import { AlarmCenterPage } from "./pages/alarmCenter/AlarmCenterPage.tsx";
-import { AppDownloadPage } from "./pages/appDownload/AppDownloadPage.tsx";
-import { BackManagePage } from "./pages/backManage/BackManagePage.tsx";
-import { CloudMapPage, MapCanvasPage } from "./pages/cloudMap/CloudMapPage.tsx";
-import { DataCenterPage } from "./pages/dataCenter/DataCenterPage.tsx";
-import { DeviceListPage } from "./pages/devices/DeviceListPage.tsx";
-import { EnterpriseDevicePage } from "./pages/enterpriseDevices/EnterpriseDevicePage.tsx";
-import { EzvizPage } from "./pages/ezviz/EzvizPage.tsx";
-import { ForgetPwdPage } from "./pages/forgetPwd/ForgetPwdPage.tsx";
-import { IotCardDetailPage } from "./pages/iotCards/IotCardDetailPage.tsx";
-import { IotCardsPage } from "./pages/iotCards/IotCardsPage.tsx";
-import { MainLayout } from "./pages/layout/MainLayout.tsx";
-import { LoginPage } from "./pages/login/LoginPage.tsx";
-import { LoginTimeoutPage } from "./pages/loginTimeout/LoginTimeoutPage.tsx";
 import { MobileRedirect } from "./pages/mobile/MobileRedirect.tsx";
 import { mobileRoute, qrConfirmRoute } from "./pages/mobile/mobileRoutes.tsx";
-import { MsgCenterPage } from "./pages/msgCenter/MsgCenterPage.tsx";
-import { ProjectsPage } from "./pages/projects/ProjectsPage.tsx";
-import { RegisterPage } from "./pages/register/RegisterPage.tsx";
-import { SafetyPage } from "./pages/safety/SafetyPage.tsx";
-import { ScadaRegisterPage } from "./pages/scadaRegister/ScadaRegisterPage.tsx";
 import { LANDING_ROUTE, PATHS } from "./paths.ts";
+import { type ShellPath, shellChunks } from "./shellPages.ts";
+
+// Every page in a chunk of its own, fetched when its route is first shown (issue 17): the
+// login page loads without the maps, charts and tables of the signed-in pages.
+const DeleteAccountPage = lazyPage(shellChunks.account, "DeleteAccountPage");
+const ModifyEmailPage = lazyPage(shellChunks.account, "ModifyEmailPage");
+const ModifyPhonePage = lazyPage(shellChunks.account, "ModifyPhonePage");
+const MainEntryPage = lazyPage(() => import("./pages/account/MainEntryPage.tsx"), "MainEntryPage");
+const RecoverPwdPage = lazyPage(
+  () => import("./pages/account/RecoverPwdPage.tsx"),
+  "RecoverPwdPage",
+);
+const UserInfoPage = lazyPage(shellChunks.userInfo, "UserInfoPage");
+const AdministrateCenterPage = lazyPage(shellChunks.administrateCenter, "AdministrateCenterPage");
+const AlarmCenterPage = lazyPage(
+  () => import("./pages/alarmCenter/AlarmCenterPage.tsx"),
+  "AlarmCenterPage",
+);
+const AppDownloadPage = lazyPage(
+  () => import("./pages/appDownload/AppDownloadPage.tsx"),
+  "AppDownloadPage",
+);
+const BackManagePage = lazyPage(shellChunks.backManage, "BackManagePage");
+const cloudMap = () => import("./pages/cloudMap/CloudMapPage.tsx");
+const CloudMapPage = lazyPage(cloudMap, "CloudMapPage");
+const MapCanvasPage = lazyPage(cloudMap, "MapCanvasPage");
+const DataCenterPage = lazyPage(
+  () => import("./pages/dataCenter/DataCenterPage.tsx"),
+  "DataCenterPage",
+);
+const DeviceListPage = lazyPage(
+  () => import("./pages/devices/DeviceListPage.tsx"),
+  "DeviceListPage",
+);
+const EnterpriseDevicePage = lazyPage(
+  () => import("./pages/enterpriseDevices/EnterpriseDevicePage.tsx"),
+  "EnterpriseDevicePage",
+);
+const EzvizPage = lazyPage(() => import("./pages/ezviz/EzvizPage.tsx"), "EzvizPage");
+const ForgetPwdPage = lazyPage(shellChunks.forgetPwd, "ForgetPwdPage");
+const IotCardDetailPage = lazyPage(
+  () => import("./pages/iotCards/IotCardDetailPage.tsx"),
+  "IotCardDetailPage",
+);
+const IotCardsPage = lazyPage(() => import("./pages/iotCards/IotCardsPage.tsx"), "IotCardsPage");
+const MainLayout = lazyPage(() => import("./pages/layout/MainLayout.tsx"), "MainLayout");
+const LoginPage = lazyPage(shellChunks.login, "LoginPage");
+const LoginTimeoutPage = lazyPage(shellChunks.loginTimeout, "LoginTimeoutPage");
+const MsgCenterPage = lazyPage(
+  () => import("./pages/msgCenter/MsgCenterPage.tsx"),
+  "MsgCenterPage",
+);
+const ProjectsPage = lazyPage(() => import("./pages/projects/ProjectsPage.tsx"), "ProjectsPage");
+const RegisterPage = lazyPage(shellChunks.register, "RegisterPage");
+const SafetyPage = lazyPage(() => import("./pages/safety/SafetyPage.tsx"), "SafetyPage");
+const ScadaRegisterPage = lazyPage(shellChunks.scadaRegister, "ScadaRegisterPage");
 
 /**
  * Pages under the main layout. The side navigation shows an entry only when its path is here
@@ -55,13 +86,40 @@ const mainPages: RouteObject[] = [
 ];
 const mainPagePaths: ReadonlySet<string> = new Set(mainPages.map((r) => r.path ?? ""));
 
+/** A login-shell page: its brand side shows at once, while the page's chunk loads. */
+const shell = (page: ReactNode) => <Suspense fallback={<AuthShellLoading />}>{page}</Suspense>;
+
+/** The pages in the login shell (brand panel and card): every path of SHELL_PAGES. */
+const shellElements: Record<ShellPath, ReactNode> = {
+  [PATHS.login]: <LoginPage />,
+  [PATHS.register]: <RegisterPage key="phone" by="phone" />,
+  [PATHS.registerByEmail]: <RegisterPage key="email" by="email" />,
+  [PATHS.forgetPwd]: <ForgetPwdPage />,
+  [PATHS.loginTimeout]: <LoginTimeoutPage />,
+  [PATHS.backManage]: <BackManagePage />,
+  [PATHS.administrateCenter]: <AdministrateCenterPage />,
+  [PATHS.scadaRegister]: <ScadaRegisterPage />,
+  [PATHS.userInfo]: <UserInfoPage />,
+  [PATHS.modifyEmail]: <ModifyEmailPage />,
+  [PATHS.modifyPhone]: <ModifyPhonePage />,
+  [PATHS.deleteAccount]: <DeleteAccountPage />,
+};
+const shellPages: RouteObject[] = Object.entries(shellElements).map(([path, page]) => ({
+  path,
+  element: shell(page),
+}));
+
 function RootShell() {
   return (
     <>
       <LanguageSync />
       <TitleSync />
       <MobileRedirect>
-        <Outlet />
+        {/* The main layout keeps its header and navigation while its pages load (its own
+            Suspense); the other pages show this until their chunk is there. */}
+        <Suspense fallback={<PageLoading />}>
+          <Outlet />
+        </Suspense>
       </MobileRedirect>
     </>
   );
@@ -79,21 +137,10 @@ export const router = createBrowserRouter([
   {
     element: <RootShell />,
     children: [
-      { path: PATHS.login, element: <LoginPage /> },
-      { path: PATHS.register, element: <RegisterPage key="phone" by="phone" /> },
-      { path: PATHS.registerByEmail, element: <RegisterPage key="email" by="email" /> },
-      { path: PATHS.forgetPwd, element: <ForgetPwdPage /> },
-      { path: PATHS.loginTimeout, element: <LoginTimeoutPage /> },
-      { path: PATHS.backManage, element: <BackManagePage /> },
-      { path: PATHS.administrateCenter, element: <AdministrateCenterPage /> },
+      ...shellPages,
       { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
-      { path: PATHS.scadaRegister, element: <ScadaRegisterPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
       { path: PATHS.main, element: <MainEntryPage /> },
-      { path: PATHS.userInfo, element: <UserInfoPage /> },
-      { path: PATHS.modifyEmail, element: <ModifyEmailPage /> },
-      { path: PATHS.modifyPhone, element: <ModifyPhonePage /> },
-      { path: PATHS.deleteAccount, element: <DeleteAccountPage /> },
       // The phone's QR-login confirmation: beside the mobile shell, it handles a missing login itself.
       qrConfirmRoute,
       mobileRoute,
@@ -103,6 +150,24 @@ export const router = createBrowserRouter([
     ],
   },
 ]);
+
+/** The lazy page components in a route element (a page, or a page in `shell()`). */
+function lazyPagesIn(node: ReactNode): { preload: () => Promise<unknown> }[] {
+  if (!isValidElement(node)) return [];
+  const type = node.type as { preload?: () => Promise<unknown> };
+  const inner = lazyPagesIn((node.props as { children?: ReactNode }).children);
+  return type.preload ? [type as { preload: () => Promise<unknown> }, ...inner] : inner;
+}
+
+/**
+ * Fetches the chunks of the page at the current address (and its layout's); resolves when
+ * they are there, or failed (the route's own loading then tells). main.tsx renders the app
+ * after this, so that the first render is one pass without a loading state in between.
+ */
+export async function preloadCurrentPage(): Promise<void> {
+  const pages = router.state.matches.flatMap((match) => lazyPagesIn(match.route.element));
+  await Promise.allSettled(pages.map((page) => page.preload()));
+}
 
 registerNavigate((to, options) => {
   void router.navigate(to, options);

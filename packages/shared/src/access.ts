@@ -376,13 +376,36 @@ const RESULT_TEXT = {
   blacklist: { zh: "拒绝并拉黑了", en: "refused and black-listed" },
 };
 
+/** Terminal kinds (the login's terminal type) as a logout message names them. */
+const TERMINAL_TEXT: Record<string, Bilingual> = {
+  web: { zh: "网页", en: "Web" },
+  mobile: { zh: "手机浏览器", en: "Phone browser" },
+  android: { zh: "Android", en: "Android" },
+  ios: { zh: "iOS", en: "iOS" },
+  tv: { zh: "电视盒子", en: "TV box" },
+  pc: { zh: "电脑客户端", en: "PC client" },
+};
+
+/** A logout message's "where": the kind of terminal (when known) and the address. */
+function loginWhere(params: Params, lang: Lang): string {
+  const type = typeof params.terminal === "string" ? params.terminal : "";
+  const known = Object.hasOwn(TERMINAL_TEXT, type.toLowerCase())
+    ? TERMINAL_TEXT[type.toLowerCase()]
+    : undefined;
+  const terminal = known ? pick(known, lang) : type;
+  return [terminal, String(params.ip ?? "")].filter(Boolean).join(lang === "en" ? ", " : "，");
+}
+
 const TITLES: Record<MessageType, Bilingual> = {
   1: { zh: "{device} 发生报警", en: "Alarm on {device}" },
   2: { zh: "{device} 语音消息", en: "Voice message from {device}" },
   3: { zh: "{requester} 申请绑定 {device}", en: "{requester} asks to bind {device}" },
   4: { zh: "{requester} 申请访问 {device}", en: "{requester} asks to visit {device}" },
   5: { zh: "项目 {project} 报警", en: "Project alarm: {project}" },
-  6: { zh: "您的账号已在其他地方登录（{ip}）", en: "Your account logged in elsewhere ({ip})" },
+  6: {
+    zh: "您的账号已在其他地方登录（{where}）",
+    en: "Your account logged in elsewhere ({where})",
+  },
   7: { zh: "{device} 的申请出现问题", en: "A problem with a request for {device}" },
   8: {
     zh: "Akey {result}您{kind} {device} 的申请",
@@ -407,5 +430,6 @@ export function messageTitle(type: number, params: Params, lang: Lang): string {
     ...params,
     kind: kind ? pick(kind, lang) : "",
     result: result ? pick(result, lang) : "",
+    where: type === MESSAGE_TYPE.logout ? loginWhere(params, lang) : "",
   });
 }

@@ -70,6 +70,16 @@ const asTarget = (ref: AccountRef): CodeTarget => ref;
 
 export type AccountService = ReturnType<typeof createAccountService>;
 
+/** Sessions of a user that ended because of something done elsewhere. */
+export interface TerminalsEnded {
+  userId: number;
+  terminalIds: number[];
+  reason: LogoutReason;
+  /** A login elsewhere: where it came from, and its kind of terminal (that of the ended ones). */
+  loginIp: string;
+  terminalType: string;
+}
+
 export function createAccountService(deps: {
   db: Db;
   clock: Clock;
@@ -83,23 +93,24 @@ export function createAccountService(deps: {
     input: { keepLogin: boolean; terminal: TerminalInfo },
   ) => Promise<{ challenge: string; expiredTime: string } | null>;
   /** Terminals whose session ended because of something done elsewhere (push a logout). */
-  onTerminalsEnded?: (
-    userId: number,
-    terminalIds: number[],
-    reason: LogoutReason,
-    loginIp: string,
-  ) => void;
+  onTerminalsEnded?: (ended: TerminalsEnded) => void;
 }) {
   const { db, clock, verification } = deps;
   const guard = createLoginGuard({ db, clock });
-  const ended = (userId: number, rows: { id: number }[], reason: LogoutReason, ip = "") => {
+  const ended = (
+    userId: number,
+    rows: { id: number }[],
+    reason: LogoutReason,
+    login?: { ip: string; terminalType: string },
+  ) => {
     if (rows.length)
-      deps.onTerminalsEnded?.(
+      deps.onTerminalsEnded?.({
         userId,
-        rows.map((r) => r.id),
+        terminalIds: rows.map((r) => r.id),
         reason,
-        ip,
-      );
+        loginIp: login?.ip ?? "",
+        terminalType: login?.terminalType ?? "",
+      });
   };
 
   const whereAccount = (ref: AccountRef) =>
@@ -261,7 +272,7 @@ export function createAccountService(deps: {
       });
       return others;
     });
-    ended(user.id, replaced, LOGOUT_REASON.loginElsewhere, context.ip);
+    ended(user.id, replaced, LOGOUT_REASON.loginElsewhere, { ip: context.ip, terminalType: type });
     return {
       result: {
         token,

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -7,6 +8,7 @@ import {
   smallint,
   text,
   timestamp,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { accessRequests } from "../access/schema.ts";
 import { users } from "../accounts/schema.ts";
@@ -33,11 +35,20 @@ export const messages = pgTable(
     content: text("content").notNull().default(""),
     params: jsonb("params").$type<Record<string, string | number>>().notNull().default({}),
     readAt: timestamp("read_at", { withTimezone: true }),
+    /** When it was written, or last replaced (lists are newest first by this time). */
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /**
+     * A message kept once per user and key, replaced in place by the next one of the same
+     * key (a login elsewhere: one per terminal kind, `logout:<type>`); null for the others.
+     */
+    replaceKey: text("replace_key"),
   },
   (t) => [
-    index("messages_user_box_idx").on(t.userId, t.box, t.id),
+    index("messages_user_box_time_idx").on(t.userId, t.box, t.createdAt, t.id),
     index("messages_request_idx").on(t.requestId),
+    uniqueIndex("messages_user_replace_key")
+      .on(t.userId, t.replaceKey)
+      .where(sql`${t.replaceKey} is not null`),
   ],
 );
 

@@ -1,6 +1,7 @@
 import {
   type DeviceAudit,
   type DeviceInform,
+  LOGOUT_REASON,
   PUSH_SCENES,
   type PushMessage,
 } from "@keyway/protocol";
@@ -14,11 +15,12 @@ import {
   type MessageView,
   messageTitle,
 } from "@keyway/shared";
-import { and, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
+import type { TerminalsEnded } from "../accounts/service.ts";
 import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
@@ -126,6 +128,40 @@ export function createMessageService(deps: {
       .returning();
   }
 
+  /**
+   * A login elsewhere stays in the inbox: one message per terminal kind (web, phone app, TV),
+   * replaced by the next login of that kind — the latest address and time, unread again and
+   * newest in the list — so that logins do not bury requests. One upsert on the unique
+   * (user, replace key): two logins at once still leave one message, of the later time.
+   */
+  async function terminalsEnded(ended: TerminalsEnded): Promise<void> {
+    if (ended.reason !== LOGOUT_REASON.loginElsewhere) return;
+    const kind = ended.terminalType || "web";
+    await db
+      .insert(messages)
+      .values({
+        userId: ended.userId,
+        box: "inbox",
+        type: MESSAGE_TYPE.logout,
+        content: ended.loginIp,
+        params: { ip: ended.loginIp, terminal: kind },
+        replaceKey: `logout:${kind}`,
+        readAt: null,
+        createdAt: clock.now(),
+      })
+      .onConflictDoUpdate({
+        target: [messages.userId, messages.replaceKey],
+        targetWhere: sql`${messages.replaceKey} is not null`,
+        set: {
+          content: sql`excluded.content`,
+          params: sql`excluded.params`,
+          readAt: null,
+          createdAt: sql`excluded.created_at`,
+        },
+        setWhere: sql`${messages.createdAt} <= excluded.created_at`,
+      });
+  }
+
   async function totalUnread(userId: number): Promise<number> {
     const [{ n }] = await db
       .select({ n: count() })
@@ -200,7 +236,7 @@ export function createMessageService(deps: {
         .select()
         .from(messages)
         .where(where)
-        .orderBy(desc(messages.id))
+        .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(q.pageSize)
         .offset((q.page - 1) * q.pageSize),
       db.select({ total: count() }).from(messages).where(where),
@@ -417,6 +453,7 @@ export function createMessageService(deps: {
   return {
     catchUpAlarms,
     write,
+    terminalsEnded,
     announce,
     totalUnread,
     page,

@@ -1,7 +1,7 @@
 import { LockOutlined, MailOutlined, MobileOutlined } from "@ant-design/icons";
 import { DEFAULT_COUNTRY_CODE, HW, loginByEmailForm, loginByPhoneForm } from "@keyway/shared";
 import { Alert, App, Button, Checkbox, Divider, Flex, Form, Input, Space, Tabs } from "antd";
-import { useMemo, useState } from "react";
+import { Suspense, useMemo, useState } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
 import { sendCode } from "../../api/common.ts";
 import { ApiError } from "../../api/errors.ts";
@@ -9,6 +9,7 @@ import type { AccountRef } from "../../api/user.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
 import { EmailField } from "../../components/form/EmailField.tsx";
 import { PhoneField } from "../../components/form/PhoneField.tsx";
+import { lazyPage, PageLoading } from "../../components/lazyPage.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
@@ -21,11 +22,13 @@ import {
   performLogin,
   TwoFactorRequired,
 } from "./performLogin.ts";
-import { QrLoginPanel } from "./QrLoginPanel.tsx";
 import { readRememberedAccount, rememberAccount } from "./remember.ts";
 import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 type Tab = "phone" | "email" | "qr";
+
+/** The QR tab's panel (and its QR encoder) is fetched when that tab is opened. */
+const QrLoginPanel = lazyPage(() => import("./QrLoginPanel.tsx"), "QrLoginPanel");
 
 /** Login codes shown with their own text; every other business code is a format error. */
 const LOGIN_OWN_TEXT: ReadonlySet<string> = new Set(
@@ -238,7 +241,11 @@ export function LoginPage() {
           },
         ]}
       />
-      {tab === "qr" && <QrLoginPanel />}
+      {tab === "qr" && (
+        <Suspense fallback={<PageLoading />}>
+          <QrLoginPanel />
+        </Suspense>
+      )}
       <Form
         style={tab === "qr" ? { display: "none" } : undefined}
         form={form}
