@@ -4,8 +4,9 @@
  * defaults (PGlite, its own broker). Each cold visit opens a fresh browser context (empty
  * cache) with the CPU throttled 4x (CDP Emulation.setCPUThrottlingRate) and waits until the
  * login form is usable (its submit button rendered); then a second visit in a new tab of the
- * same context shows what the cache saves. Prints the median of the runs against the same page before
- * issue 17, measured once (BEFORE below: that build cannot be rebuilt beside this one).
+ * same context shows what the cache saves. Prints the medians beside two peers visited in the
+ * same alternating rounds (bench/web-peers.ts): nginx serving the same build, and the page
+ * before issue 17 (BEFORE_COMMIT's build on its own server), with the ratios to each.
  *
  * Figures: the compressed JavaScript (response bodies) until the form is usable, the same with
  * the responses' headers, and decoded (what the browser parses); first contentful paint and
@@ -19,30 +20,11 @@ import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { WEB_DIST } from "../apps/server/src/paths.ts";
 import { percentile } from "./stats.ts";
+import { type Peer, startBeforePeer, startNginxPeer } from "./web-peers.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? process.argv[3] ?? 9);
 const WARMUP = 1;
 const THROTTLE = 4;
-
-const BEFORE_WHAT =
-  "commit 5b64982 (old build on the old server), this bench, 2026-11-25, load 9.5";
-/**
- * The page before issue 17 (commit 5b64982: index + antd + vendor chunks, 3.08 MiB of
- * JavaScript in 8 files, uncompressed, `max-age=0`), measured once with this bench on this
- * 2-core machine (BENCH_URL at the old build served by the old server): it cannot be rebuilt
- * beside the new one. Other runs at load 5-13 gave FCP 4.6-6.6 s and the form 4.7-6.4 s.
- */
-const BEFORE: Figures = {
-  jsBytes: 3_228_774,
-  jsWire: 3_237_274,
-  jsDecoded: 3_228_774,
-  jsFiles: 8,
-  encodings: "identity",
-  fcp: 5160,
-  usable: 5074,
-  repeatJsBytes: 7_885,
-  repeatAsked: 8,
-};
 
 interface Figures {
   /** Compressed JavaScript (response bodies) until the form is usable. */
@@ -173,23 +155,38 @@ async function visit(browser: Browser, url: string): Promise<Figures> {
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const median = (values: number[]) => percentile(values, 50);
 
+/** The median of each figure over the runs (the worst for the repeat visit's). */
+function summary(runs: Figures[]): Figures {
+  return {
+    jsBytes: median(runs.map((r) => r.jsBytes)),
+    jsWire: median(runs.map((r) => r.jsWire)),
+    jsDecoded: median(runs.map((r) => r.jsDecoded)),
+    jsFiles: median(runs.map((r) => r.jsFiles)),
+    encodings: [...new Set(runs.flatMap((r) => r.encodings.split("+")))].sort().join("+"),
+    fcp: median(runs.map((r) => r.fcp)),
+    usable: median(runs.map((r) => r.usable)),
+    repeatJsBytes: Math.max(...runs.map((r) => r.repeatJsBytes)),
+    repeatAsked: Math.max(...runs.map((r) => r.repeatAsked)),
+  };
+}
+
 export async function run() {
-  // BENCH_URL: measure a server already running (how BEFORE was measured: the old build on
-  // the old server); otherwise this server on the built app (BENCH_WEB_DIST or apps/web/dist).
-  const external = process.env.BENCH_URL;
-  const database = external ? null : await createTestDatabase();
-  const app = database
-    ? await buildApp({
-        config: testConfig({ WEB_DIST: process.env.BENCH_WEB_DIST ?? WEB_DIST }),
-        db: database.db,
-        logger: false,
-      })
-    : null;
-  await app?.listen({ port: 0, host: "127.0.0.1" });
-  const address = app?.server.address();
+  const dist = process.env.BENCH_WEB_DIST ?? WEB_DIST;
+  const database = await createTestDatabase();
+  const app = await buildApp({
+    config: testConfig({ WEB_DIST: dist }),
+    db: database.db,
+    logger: false,
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  const url = external ?? `http://localhost:${port}/login?language=en`;
-  const target = external ? url : `whole server on ${database?.kind}`;
+  const keyway: Peer = {
+    url: `http://localhost:${port}/login?language=en`,
+    what: `Keyway on ${database.kind}`,
+    stop: async () => {},
+  };
+  const peers: Peer[] = [keyway];
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
@@ -201,65 +198,62 @@ export async function run() {
       "--disable-sync",
     ],
   });
-  const runs: Figures[] = [];
+  const runs = new Map<Peer, Figures[]>();
+  const loads: number[] = [];
   try {
-    for (let i = 0; i < WARMUP + RUNS; i++) {
-      const figures = await visit(browser, url);
-      if (i >= WARMUP) runs.push(figures);
+    peers.push(await startNginxPeer(dist, port), await startBeforePeer());
+    for (const peer of peers) runs.set(peer, []);
+    // Alternating rounds, each starting with the next peer: a slow spell of the shared
+    // machine falls on all three alike.
+    for (let round = 0; round < WARMUP + RUNS; round++) {
+      for (let i = 0; i < peers.length; i++) {
+        const peer = peers[(round + i) % peers.length];
+        const figures = await visit(browser, peer.url);
+        if (round >= WARMUP) runs.get(peer)?.push(figures);
+      }
+      loads.push(loadavg()[0]);
     }
   } finally {
     await browser.close();
-    await app?.close();
-    await database?.close();
+    for (const peer of peers) await peer.stop();
+    await app.close();
+    await database.close();
   }
 
-  const now: Figures = {
-    jsBytes: median(runs.map((r) => r.jsBytes)),
-    jsWire: median(runs.map((r) => r.jsWire)),
-    jsDecoded: median(runs.map((r) => r.jsDecoded)),
-    jsFiles: median(runs.map((r) => r.jsFiles)),
-    encodings: [...new Set(runs.flatMap((r) => r.encodings.split("+")))].sort().join("+"),
-    fcp: median(runs.map((r) => r.fcp)),
-    usable: median(runs.map((r) => r.usable)),
-    repeatJsBytes: Math.max(...runs.map((r) => r.repeatJsBytes)),
-    repeatAsked: Math.max(...runs.map((r) => r.repeatAsked)),
-  };
+  const [now, nginx, before] = peers.map((peer) => summary(runs.get(peer) ?? []));
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : "");
-  const rows: [string, string, string, string][] = [
-    [
-      "JS until the form is usable",
-      kb(now.jsBytes),
-      kb(BEFORE.jsBytes),
-      ratio(now.jsBytes, BEFORE.jsBytes),
-    ],
-    [
-      "  with response headers",
-      kb(now.jsWire),
-      kb(BEFORE.jsWire),
-      ratio(now.jsWire, BEFORE.jsWire),
-    ],
-    [
-      "  decoded (what is parsed)",
-      kb(now.jsDecoded),
-      kb(BEFORE.jsDecoded),
-      ratio(now.jsDecoded, BEFORE.jsDecoded),
-    ],
-    ["  files", String(now.jsFiles), String(BEFORE.jsFiles), ""],
-    ["  content-encoding", now.encodings, BEFORE.encodings, ""],
-    ["first contentful paint", ms(now.fcp), ms(BEFORE.fcp), ratio(now.fcp, BEFORE.fcp)],
-    ["login form usable", ms(now.usable), ms(BEFORE.usable), ratio(now.usable, BEFORE.usable)],
-    ["repeat visit: JS fetched again", kb(now.repeatJsBytes), kb(BEFORE.repeatJsBytes), ""],
-    ["repeat visit: scripts asked again", String(now.repeatAsked), String(BEFORE.repeatAsked), ""],
+  type Row = [string, (f: Figures) => string, ((f: Figures) => number)?];
+  const rows: Row[] = [
+    ["JS until the form is usable", (f) => kb(f.jsBytes), (f) => f.jsBytes],
+    ["  with response headers", (f) => kb(f.jsWire), (f) => f.jsWire],
+    ["  decoded (what is parsed)", (f) => kb(f.jsDecoded), (f) => f.jsDecoded],
+    ["  files", (f) => String(f.jsFiles)],
+    ["  content-encoding", (f) => f.encodings],
+    ["first contentful paint", (f) => ms(f.fcp), (f) => f.fcp],
+    ["login form usable", (f) => ms(f.usable), (f) => f.usable],
+    ["repeat visit: JS fetched again", (f) => kb(f.repeatJsBytes)],
+    ["repeat visit: scripts asked again", (f) => String(f.repeatAsked)],
   ];
   console.log(
-    `web: desktop /login in Chromium (CPU throttled ${THROTTLE}x), median of ${RUNS} cold visits after ${WARMUP} warm-up, each followed by a repeat visit in a new tab; ${target}; load average ${loadavg()[0].toFixed(1)}`,
+    `web: desktop /login in Chromium (CPU throttled ${THROTTLE}x), median of ${RUNS} cold visits after ${WARMUP} warm-up, each followed by a repeat visit in a new tab, peers in alternating rounds; load average ${median(loads).toFixed(1)} (median of rounds)`,
   );
-  console.log(`  ${"".padEnd(34)} ${"now".padStart(12)} ${"before".padStart(12)}  ratio`);
-  for (const [name, a, b, r] of rows)
-    console.log(`  ${name.padEnd(34)} ${a.padStart(12)} ${b.padStart(12)}  ${r}`);
+  for (const [name, peer] of [
+    ["keyway", keyway],
+    ["nginx", peers[1]],
+    ["before", peers[2]],
+  ] as const)
+    console.log(`  ${name}: ${peer.what}`);
+  const cell = (text: string) => text.padStart(12);
   console.log(
-    `  (before: ${BEFORE_WHAT}; aim: <= 500 KB of compressed JS, FCP <= 1.5 s; times swing with the machine's load)`,
+    `  ${"".padEnd(34)} ${cell("keyway")} ${cell("nginx")} ${cell("before")}  ${"/nginx".padStart(7)} ${"/before".padStart(7)}`,
+  );
+  for (const [name, show, value] of rows)
+    console.log(
+      `  ${name.padEnd(34)} ${cell(show(now))} ${cell(show(nginx))} ${cell(show(before))}  ${(value ? ratio(value(now), value(nginx)) : "").padStart(7)} ${(value ? ratio(value(now), value(before)) : "").padStart(7)}`,
+    );
+  console.log(
+    "  (aim: <= 500 KB of compressed JS, FCP <= 1.5 s under 4x throttling; times swing with the machine's load)",
   );
 }

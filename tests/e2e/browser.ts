@@ -8,7 +8,12 @@ import { DEMO_ACCOUNTS, seedDemo } from "../../apps/server/src/seed.ts";
 import { freePort } from "../../apps/server/src/testing/ports.ts";
 import { startSmtpServer } from "../../apps/server/src/testing/smtp.ts";
 
-export const WEB_DIST = path.resolve(import.meta.dirname, "../../apps/web/dist");
+/**
+ * The built web app the browser tests serve: apps/web/dist, or KEYWAY_TEST_WEB_DIST (a build of
+ * one's own, e.g. `vite build --outDir`, so that parallel work does not rebuild it under a run).
+ */
+export const WEB_DIST =
+  process.env.KEYWAY_TEST_WEB_DIST ?? path.resolve(import.meta.dirname, "../../apps/web/dist");
 
 export { freePort };
 

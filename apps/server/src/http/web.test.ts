@@ -6,7 +6,13 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../testing/harness.ts";
 import { registerEnvelope } from "./envelope.ts";
-import { CACHE_IMMUTABLE, CACHE_REVALIDATE, cacheControlOf, serveWeb } from "./web.ts";
+import {
+  CACHE_IMMUTABLE,
+  CACHE_REVALIDATE,
+  cacheControlOf,
+  DOCUMENT_ONLY_HEADERS,
+  serveWeb,
+} from "./web.ts";
 
 /**
  * The built web app as the server sends it (issue 17): the build's brotli / gzip siblings by
@@ -131,14 +137,22 @@ describe("the web app in the whole server", () => {
     await h?.close();
   });
 
-  it("keeps the security headers on the app's files", async () => {
-    for (const url of ["/login", "/assets/index-AbCd12_-.js"]) {
-      const res = await h.app.inject({ url, headers: { "accept-encoding": "br" } });
-      expect(res.statusCode, url).toBe(200);
-      expect(res.headers["content-encoding"], url).toBe("br");
-      expect(res.headers["content-security-policy"], url).toContain("script-src 'self'");
-      expect(res.headers["x-content-type-options"], url).toBe("nosniff");
-    }
+  it("keeps the security headers on the pages, and only nosniff and CORP on hashed scripts", async () => {
+    const page = await h.app.inject({ url: "/login", headers: { "accept-encoding": "br" } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-encoding"]).toBe("br");
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    const script = await h.app.inject({
+      url: "/assets/index-AbCd12_-.js",
+      headers: { "accept-encoding": "br" },
+    });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers["content-encoding"]).toBe("br");
+    expect(script.headers["x-content-type-options"]).toBe("nosniff");
+    expect(script.headers["cross-origin-resource-policy"]).toBe("same-origin");
+    for (const name of DOCUMENT_ONLY_HEADERS) expect(script.headers[name], name).toBeUndefined();
     const index = await h.app.inject({ url: "/login" });
     expect(index.headers["cache-control"]).toBe("no-cache");
   });
