@@ -22,9 +22,9 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Waits until `url` answers 200, or the child exits, or 60 s pass. */
+/** Waits until `url` answers 200, or the child exits, or 3 minutes pass (a cold tsx start on a loaded machine). */
 async function ready(url: string, child: ChildProcess, log: () => string) {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: exited (${child.exitCode})\n${log()}`);
     try {
@@ -32,7 +32,7 @@ async function ready(url: string, child: ChildProcess, log: () => string) {
     } catch {}
     await new Promise((done) => setTimeout(done, 200));
   }
-  throw new Error(`${url}: not ready in 60 s\n${log()}`);
+  throw new Error(`${url}: not ready in 3 minutes\n${log()}`);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -141,4 +141,31 @@ describe("the login page's first load", () => {
       await context.close();
     }
   });
+
+  it("shows the brand's side before any script has run, in the page's language", async () => {
+    // Scripts off: what paints from the HTML and the stylesheet alone.
+    const context = await platform.browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 1440, height: 900 },
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto(platform.url("/login?language=en"));
+      const name = page.locator(`header ${tid("brand-name")}`);
+      expect(await name.textContent()).toBe("Keyway Cloud");
+      expect(await name.isVisible()).toBe(true);
+      expect(await page.locator(".kw-auth-hero h1").textContent()).toBe("Keyway Cloud");
+      expect(await page.locator(".kw-auth-card-loading").isVisible()).toBe(true);
+      expect(await page.getAttribute("html", "lang")).toBe("en");
+      await page.screenshot({ path: "/tmp/kw-first-paint-en.png" });
+      await page.goto(platform.url("/register?language=cn"));
+      expect(await page.locator(`header ${tid("brand-name")}`).textContent()).toBe("Keyway 云");
+      expect(await page.getAttribute("html", "lang")).toBe("zh-CN");
+      // Outside the login shell (the signed-in pages) nothing is drawn before the app.
+      await page.goto(platform.url("/index?language=en"));
+      expect(await page.locator("#root").innerHTML()).toBe("");
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import type { LoginShellPath } from "@keyway/shared";
 import { PATHS } from "./paths.ts";
 
 /** The chunks of the pages in the login shell (brand panel and card). */
@@ -16,6 +17,7 @@ export const shellChunks = {
 /**
  * The login-shell pages by path. On these main.tsx paints the shell's brand side at once and
  * fetches the page's chunk meanwhile; routes.tsx routes each (the type makes it list them all).
+ * The same paths as the server's LOGIN_SHELL_PATHS (@keyway/shared): `satisfies` checks both ways.
  * Light on purpose: main.tsx imports it before the app.
  */
 export const SHELL_PAGES = {
@@ -31,7 +33,7 @@ export const SHELL_PAGES = {
   [PATHS.modifyEmail]: shellChunks.account,
   [PATHS.modifyPhone]: shellChunks.account,
   [PATHS.deleteAccount]: shellChunks.account,
-} as const;
+} as const satisfies Record<LoginShellPath, () => Promise<unknown>>;
 
 export type ShellPath = keyof typeof SHELL_PAGES;
 

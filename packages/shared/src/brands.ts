@@ -106,3 +106,24 @@ export function brandLogo(b: Brand): string {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="${b.color}"/><text x="32" y="42" font-family="Arial,Helvetica,sans-serif" font-size="${b.initials.length > 1 ? 24 : 30}" font-weight="700" fill="#fff" text-anchor="middle">${b.initials}</text></svg>`;
   return `data:image/svg+xml;utf8,${encodeURIComponent(svg)}`;
 }
+
+/**
+ * The desktop pages drawn in the login shell (the brand side beside a card). The server paints
+ * the brand's header into their index.html, so that something of the page shows before any
+ * script has run; the web app routes them (apps/web/src/shellPages.ts, checked against this).
+ */
+export const LOGIN_SHELL_PATHS = [
+  "/login",
+  "/register",
+  "/registerByEmail",
+  "/forgetPwd",
+  "/loginTimeout",
+  "/backManage",
+  "/administrateCenter",
+  "/scadaRegister",
+  "/userInfo",
+  "/modifyEmail",
+  "/modifyPhone",
+  "/deleteAccount",
+] as const;
+export type LoginShellPath = (typeof LOGIN_SHELL_PATHS)[number];

@@ -83,7 +83,7 @@ describe("serving the built web app", () => {
   });
 
   it("revalidates index.html, whether asked for, at / or as a screen's fallback", async () => {
-    for (const url of ["/index.html", "/", "/login", "/index?listType=list"]) {
+    for (const url of ["/index.html", "/", "/index?listType=list"]) {
       const res = await get(url, { "accept-encoding": "br" });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers["content-type"], url).toMatch(/^text\/html/);
@@ -92,12 +92,38 @@ describe("serving the built web app", () => {
       expect(zlib.brotliDecompressSync(res.rawPayload).toString(), url).toBe(HTML);
     }
     // Unchanged: a 304 without the body.
-    const first = await get("/login", { "accept-encoding": "br" });
-    const again = await get("/login", {
+    const first = await get("/index", { "accept-encoding": "br" });
+    const again = await get("/index", {
       "accept-encoding": "br",
       "if-none-match": String(first.headers.etag),
     });
     expect(again.statusCode).toBe(304);
+  });
+
+  it("draws the brand's side into a login-shell page, in its brand and language", async () => {
+    const en = await app.inject({
+      url: "/login?language=en",
+      headers: { host: "cloud.vantage-iot.com", "accept-encoding": "br" },
+    });
+    expect(en.statusCode).toBe(200);
+    expect(en.headers["content-type"]).toMatch(/^text\/html/);
+    expect(en.headers["cache-control"]).toBe("no-cache");
+    expect(en.headers["content-encoding"]).toBe("br");
+    const html = zlib.brotliDecompressSync(en.rawPayload).toString();
+    expect(html).toContain(
+      '<span class="kw-brand-name" data-testid="brand-name">Vantage Cloud</span>',
+    );
+    expect(html).toContain("--kw-primary:#0f766e");
+    expect(html).toContain('<script type="module" src="/assets/index-AbCd12_-.js">');
+    // The other language; gzip for a client without brotli.
+    const zh = await get("/register?language=cn", { "accept-encoding": "gzip" });
+    expect(zh.headers["content-encoding"]).toBe("gzip");
+    expect(zlib.gunzipSync(zh.rawPayload).toString()).toContain(">Keyway 云<");
+    const again = await get("/register?language=cn", { "if-none-match": String(zh.headers.etag) });
+    expect(again.statusCode).toBe(304);
+    // A page outside the shell gets index.html as it is.
+    const other = await get("/index");
+    expect(other.body).toBe(HTML);
   });
 
   it("revalidates the other files of the root (favicon)", async () => {

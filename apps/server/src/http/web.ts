@@ -3,6 +3,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "./envelope.ts";
+import { createShellPages, isLoginShellPath } from "./shellPage.ts";
 
 /** A file name the web build gives a content hash to (`index-p5HXvf6K.js`, Vite's default). */
 const HASHED = /-[\w-]{8}\.[a-z0-9]+$/i;
@@ -48,7 +49,8 @@ export function cacheControlOf(root: string, file: string): string {
  * The built SPA (apps/web/dist), with its routes falling back to index.html; API paths answer
  * 404 envelopes. The build writes brotli and gzip siblings of its larger text files
  * (apps/web/precompress.ts): they are sent as they are, by the request's Accept-Encoding, with
- * `Vary: Accept-Encoding` (preCompressed), and hashed assets are cached for good.
+ * `Vary: Accept-Encoding` (preCompressed), and hashed assets are cached for good. The login
+ * shell's pages get index.html with the brand's side already drawn (shellPage.ts).
  */
 export async function serveWeb(app: FastifyInstance, webDist: string) {
   const hasWeb = existsSync(path.join(webDist, "index.html"));
@@ -67,13 +69,17 @@ export async function serveWeb(app: FastifyInstance, webDist: string) {
       },
     });
   }
+  const sendShellPage = createShellPages(webDist);
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split("?")[0];
     const isApi = /^\/(api|eapi|ws|tunnel)(\/|$)/.test(pathname);
     // Screens (no file extension) get the SPA; a missing asset stays a 404.
     const isFile = /\.[a-z0-9]+$/i.test(pathname);
-    if (hasWeb && request.method === "GET" && !isApi && !isFile)
+    if (hasWeb && request.method === "GET" && !isApi && !isFile) {
+      // A login-shell page comes with its brand side drawn (first paint before the scripts).
+      if (isLoginShellPath(pathname) && sendShellPage(request, reply)) return reply;
       return reply.sendFile("index.html");
+    }
     throw new AppError("NOT_FOUND", null, 404);
   });
 }
