@@ -93,9 +93,10 @@ describe("projects in the browser", () => {
     const page = await context.newPage();
     try {
       await logIn(page, DEMO_ACCOUNTS.user.email, DEMO_ACCOUNTS.user.password);
-      // Without an enterprise context the page says so.
+      // No enterprise chosen yet: the user's only enterprise is selected without asking.
       await page.goto(platform.url("/project?type=2&language=en"));
-      await page.locator(tid("project-no-context")).waitFor();
+      await page.locator(tid("project-page-2")).waitFor();
+      expect(await page.textContent(tid("context-switch"))).toContain("Acme Plastics");
       await toProjects(page);
       await page.locator(tid("project-empty")).waitFor();
       await settle(page);

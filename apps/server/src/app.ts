@@ -65,7 +65,7 @@ import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
 import { portalRoutes } from "./modules/portal/routes.ts";
-import { createPortalService, tileImageSource } from "./modules/portal/service.ts";
+import { createPortalService, tileImageSource, tileSubdomains } from "./modules/portal/service.ts";
 import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
@@ -165,7 +165,16 @@ export async function buildApp(deps: AppDeps) {
         "script-src": ["'self'"],
         "style-src": ["'self'", "'unsafe-inline'"],
         // The cloud map's tile server (MAP_TILE_URL) as well.
-        "img-src": ["'self'", "data:", "blob:", tileImageSource(config.MAP_TILE_URL)],
+        "img-src": [
+          "'self'",
+          "data:",
+          "blob:",
+          ...new Set(
+            [config.MAP_TILE_URL, config.MAP_TILE_OVERLAY_URL ?? config.MAP_TILE_URL].map(
+              tileImageSource,
+            ),
+          ),
+        ],
         "connect-src": ["'self'", "ws:", "wss:"],
         // Plain http on a LAN address must keep working: upgrading its requests to https
         // would break every script and call there.
@@ -380,6 +389,9 @@ export async function buildApp(deps: AppDeps) {
     client: {
       mapTileUrl: config.MAP_TILE_URL,
       mapTileAttribution: config.MAP_TILE_ATTRIBUTION,
+      mapTileSubdomains: tileSubdomains(config.MAP_TILE_SUBDOMAINS),
+      mapTileOverlayUrl: config.MAP_TILE_OVERLAY_URL ?? null,
+      mapTileCrs: config.MAP_TILE_CRS,
       newVersionUrl: config.NEW_VERSION_URL ?? null,
       apiDocUrl: API_DOC_PREFIX,
       visitDomain: config.VISIT_DOMAIN ?? null,

@@ -45,6 +45,15 @@ const trustProxyField = z
     return z.NEVER;
   });
 
+/** A Leaflet tile URL template: http(s), with {z}, {x} and {y} somewhere after the host. */
+const tileUrlTemplate = z
+  .string()
+  .regex(/^https?:\/\/[^/?#]+[/?]/, "must be an http(s) URL template")
+  .refine(
+    (url) => ["{z}", "{x}", "{y}"].every((part) => url.slice(url.indexOf("//") + 2).includes(part)),
+    "must be an http(s) URL template with {z}, {x} and {y}",
+  );
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default("0.0.0.0"),
@@ -131,15 +140,27 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default("Keyway <no-reply@keyway.local>"),
   /** Where SCADA registrations are e-mailed (the operator's support desk). */
   SUPPORT_EMAIL: z.email().default("support@keyway.local"),
-  /** Cloud map tiles: a Leaflet URL template with {z}, {x} and {y} (and optionally {s}). */
-  MAP_TILE_URL: z
-    .string()
-    .regex(
-      /^https?:\/\/[^/]+\/.*\{z\}.*\{x\}.*\{y\}/,
-      "must be an http(s) URL template with {z}, {x} and {y}",
-    )
-    .default("https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+  /**
+   * Cloud map tiles: a Leaflet URL template with {z}, {x} and {y} in any order (AMap's and
+   * Tianditu's put them in the query), optionally {s} (docs/deploy.md "Map tiles").
+   */
+  MAP_TILE_URL: tileUrlTemplate.default("https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
   MAP_TILE_ATTRIBUTION: z.string().default("© OpenStreetMap contributors"),
+  /**
+   * What {s} stands for: comma-separated ("t0,t1") or one character each ("1234"). Leaflet's
+   * default "abc" fits OpenStreetMap-style servers only.
+   */
+  MAP_TILE_SUBDOMAINS: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$/, "must be letters/digits, comma-separated or not")
+    .default("abc"),
+  /** A second, transparent layer drawn over the tiles: Tianditu's labels (cva_w). */
+  MAP_TILE_OVERLAY_URL: tileUrlTemplate.optional(),
+  /**
+   * The datum of the tiles: gcj02 for AMap and other mainland Chinese maps ("Mars
+   * coordinates"), whose positions the map then shifts device positions (WGS-84) into.
+   */
+  MAP_TILE_CRS: z.enum(["wgs84", "gcj02"]).default("wgs84"),
   /** The header's link to the new product version; unset hides the link. */
   NEW_VERSION_URL: z.url().optional(),
 });

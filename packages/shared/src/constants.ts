@@ -48,6 +48,11 @@ export const LOCATION_REFRESH_PER_DAY = 5;
  */
 export const CAMERA_ACCOUNT = { nameMax: 30, appKeyMax: 64, secretMax: 128, perUser: 20 } as const;
 export const CUSTOM_VISIT_MIN_MINUTES = 10;
+/**
+ * Enterprises one user may create from the web (our policy): enough for a company and a few
+ * subsidiaries; more goes through the operator, who has no limit.
+ */
+export const ENTERPRISES_PER_USER = 3;
 export const ALARM_POPUP_JUMP_MINUTES = 3;
 export const SMS_SINGLE_CHARS = 70;
 export const SMS_SEGMENT_CHARS = 67;

@@ -233,6 +233,39 @@ export const enterpriseCreateBody = z.object({
   enableProject: z.coerce.number().int().min(0).max(1).default(0),
 });
 
+/** A user creates an enterprise of their own (the web form and the route). */
+export const userEnterpriseCreateBody = z.object({
+  name: enterpriseNameField,
+  enableProject: z.coerce.number().int().min(0).max(1).default(1),
+});
+
+/** An admin of a user-created enterprise (or the operator) switches its projects. */
+export const enterpriseProjectBody = z.object({
+  eid: idField,
+  enableProject: z.coerce.number().int().min(0).max(1),
+});
+
+/** The operator's per-brand switches (`oemid` of brands.ts). */
+export const brandSettingsBody = z.object({
+  oemid: z.string().trim().min(1).max(40),
+  userEnterprises: z.coerce.number().int().min(0).max(1),
+});
+
+/** Whether the caller may create an enterprise now, and how many they have created. */
+export interface EnterpriseCreation {
+  /** The brand lets its users create enterprises. */
+  allowed: boolean;
+  created: number;
+  limit: number;
+}
+
+/** One brand's switches as the operator sees them. */
+export interface BrandSettingsView {
+  oemid: string;
+  name: { zh: string; en: string };
+  userEnterprises: 0 | 1;
+}
+
 export const MEMBER_KINDS = ["member", "maintenance"] as const;
 export type MemberKind = (typeof MEMBER_KINDS)[number];
 

@@ -150,6 +150,22 @@ export const HW = {
     "设备已属于其他企业",
     "The device already belongs to another enterprise",
   ),
+  // Enterprises users create themselves (docs/decisions.md, "Users create enterprises").
+  ENTERPRISE_CREATE_DISABLED: entry(
+    "06010501",
+    "平台运营方未开放自行创建企业，请联系运营方开通企业",
+    "Creating enterprises is turned off by the platform operator; please contact the operator",
+  ),
+  ENTERPRISE_CREATE_LIMIT: entry(
+    "06010502",
+    "您创建的企业数量已达上限",
+    "You have reached the upper limit of enterprises you can create",
+  ),
+  ENTERPRISE_NAME_TAKEN: entry(
+    "06010503",
+    "您已创建过同名的企业",
+    "You already created an enterprise with this name",
+  ),
 
   VISIT_TIME_GONE: entry(
     "01010408",

@@ -194,6 +194,12 @@ export interface ClientConfig {
   /** Leaflet tile URL template ({s}, {z}, {x}, {y}). */
   mapTileUrl: string;
   mapTileAttribution: string;
+  /** What {s} in the tile URLs stands for (MAP_TILE_SUBDOMAINS). */
+  mapTileSubdomains: string[];
+  /** A transparent layer over the tiles (Tianditu's labels); null: none. */
+  mapTileOverlayUrl: string | null;
+  /** The tiles' datum: gcj02 shifts WGS-84 device positions onto AMap-style tiles. */
+  mapTileCrs: "wgs84" | "gcj02";
   /** The header's link to the new product version; null hides it. */
   newVersionUrl: string | null;
   /** Where the API documentation is served. */

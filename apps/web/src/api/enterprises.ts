@@ -1,5 +1,6 @@
 import type {
   DeviceGroup,
+  EnterpriseCreation,
   EnterpriseDeviceType,
   EnterpriseLogo,
   EnterpriseMember,
@@ -11,18 +12,32 @@ import type {
   MemberKind,
   memberAddBody,
   memberRemoveBody,
+  userEnterpriseCreateBody,
 } from "@keyway/shared";
 import { PAGE_SIZE } from "@keyway/shared";
 import type { z } from "zod";
 import { api, eapi } from "./client.ts";
 
 export type {
+  EnterpriseCreation,
   EnterpriseDeviceType,
   EnterpriseLogo,
   EnterpriseMember,
   EnterpriseSummary,
   MemberKind,
 };
+
+/** The caller's rights in an enterprise (POST /enterprises/enterprisePermission). */
+export interface EnterprisePermission {
+  eid: number;
+  kinds: MemberKind[];
+  isAdmin: 0 | 1;
+  enableProject: 0 | 1;
+  canSeeEnterpriseDevices: boolean;
+  canSeeMaintenanceDevices: boolean;
+  /** The caller may switch projects (operator; admins of a user-created enterprise). */
+  canSetProject: boolean;
+}
 
 /** A group of enterprise devices (the enterprise list carries no device count). */
 export type EnterpriseGroup = Pick<DeviceGroup, "id" | "name">;
@@ -64,11 +79,20 @@ export const enterprisesApi = {
   updateMaintenanceRemark: (body: { eid: number; machineId: number; remark: string }) =>
     api.post<unknown>("/enterprises/UpdateMaintenanceRemark", body),
   info: (eid: number) => api.get<EnterpriseSummary>("/entportal/v1/enterprise/info", { eid }),
+  permission: (eid: number) =>
+    api.post<EnterprisePermission>("/enterprises/enterprisePermission", { eid }),
+  /** Whether the caller may create an enterprise of their own (brand switch, limit). */
+  creation: () => api.get<EnterpriseCreation>("/enterprises/v1/creation"),
+  /** Creates an enterprise of the caller's own; they become its admin. */
+  createOwn: (body: z.output<typeof userEnterpriseCreateBody>) =>
+    api.post<EnterpriseSummary>("/enterprises/v1/create", body),
   logo: (eid: number) => eapi.get<EnterpriseLogo>("/o/getlogo", { eid }),
 };
 
 /** Enterprise administration (operator, or an admin of that enterprise). */
 export const enterpriseAdminApi = {
+  setProject: (body: { eid: number; enableProject: 0 | 1 }) =>
+    api.put<EnterpriseSummary>("/enterprises/v1/admin/project", body),
   members: (eid: number) =>
     api.get<{ list: EnterpriseMember[] }>("/enterprises/v1/admin/members", { eid }),
   addMember: (body: z.output<typeof memberAddBody>) =>

@@ -33,6 +33,10 @@ export const queryKeys = {
   icons: ["icons"] as const,
 
   userEnterprises: ["enterprises", "mine"] as const,
+  /** Whether the user may create an enterprise (under userEnterprises: refreshed with it). */
+  enterpriseCreation: ["enterprises", "mine", "creation"] as const,
+  enterprisePermission: (eid: number) => ["enterprise", eid, "permission"] as const,
+  brandSettings: ["operator", "brandSettings"] as const,
   enterpriseAll: (eid: number) => ["enterprise", eid] as const,
   enterpriseDevices: (query: EnterpriseDeviceQuery) =>
     ["enterprise", query.eid, "devices", query] as const,
@@ -58,6 +62,9 @@ export const queryKeys = {
   totalUnread: ["messages", "unread"] as const,
   auditProcess: (query: { requestId?: number; msgId?: number }) =>
     ["messages", "audit", query] as const,
+
+  /** A machine code looked up (scanCodeCheck): the device and the caller's standing on it. */
+  scanCode: (code: string) => ["access", "scanCode", code] as const,
 
   /** A device's authority centre. */
   authorityAll: (machineId: number) => ["authority", machineId] as const,

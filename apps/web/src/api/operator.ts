@@ -1,4 +1,5 @@
 import type {
+  BrandSettingsView,
   EnterpriseSummary,
   enterpriseCreateBody,
   ListResult,
@@ -9,7 +10,7 @@ import type {
 } from "@keyway/shared";
 import type { z } from "zod";
 
-export type { OutboxEntry, ProvisionedDevice, RegistryEntry };
+export type { BrandSettingsView, OutboxEntry, ProvisionedDevice, RegistryEntry };
 
 import { api } from "./client.ts";
 
@@ -31,4 +32,7 @@ export const operatorApi = {
     api.get<ListResult<EnterpriseSummary>>("/operator/v1/enterprises", { ...query }),
   createEnterprise: (body: z.output<typeof enterpriseCreateBody>) =>
     api.post<EnterpriseSummary>("/operator/v1/enterprises", body),
+  brandSettings: () => api.get<{ list: BrandSettingsView[] }>("/operator/v1/brandSettings"),
+  setBrandSettings: (body: { oemid: string; userEnterprises: 0 | 1 }) =>
+    api.put<null>("/operator/v1/brandSettings", body),
 };

@@ -12,6 +12,11 @@ interface Props {
   submitText?: ReactNode;
   danger?: boolean;
   submitDisabled?: boolean;
+  /**
+   * Focus back to what opened the dialog once it has closed (the default). Off when the
+   * dialog hands over to another one, whose field would otherwise lose the focus mid-typing.
+   */
+  focusTriggerAfterClose?: boolean;
   children: ReactNode;
 }
 
@@ -26,6 +31,7 @@ export function FormModal({
   submitText,
   danger,
   submitDisabled,
+  focusTriggerAfterClose,
   children,
 }: Props) {
   const { t } = useLang();
@@ -35,6 +41,7 @@ export function FormModal({
       open={open}
       onCancel={onClose}
       destroyOnHidden
+      focusTriggerAfterClose={focusTriggerAfterClose}
       mask={{ closable: !submitting }}
       footer={[
         <Button key="cancel" onClick={onClose} disabled={submitting}>

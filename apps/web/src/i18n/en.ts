@@ -441,6 +441,44 @@ const en = {
     noGroups: "No groups yet",
     groupSet: "Device group updated",
   },
+  entCreate: {
+    action: "Create enterprise",
+    title: "Create your enterprise",
+    intro:
+      "A workspace for your company: invite members and a maintenance team, share devices and run projects. You become its administrator.",
+    name: "Enterprise name",
+    namePlaceholder: "e.g. Acme Automation (2-40 characters)",
+    enableProject: "Enable projects",
+    enableProjectHint: "Projects report device data to your own server. You can change this later.",
+    submit: "Create",
+    quota: "You have created {{created}} of {{limit}} enterprises.",
+    limitReached: "You have created {{limit}} enterprises, the most one account can create.",
+    disabled:
+      "Creating enterprises is turned off by the platform operator. Ask the operator to set up an enterprise for you.",
+    noEnterprises:
+      "You are not a member of any enterprise yet. Create your own, or ask an enterprise administrator to add you.",
+    createdTitle: "{{name}} is ready",
+    createdHint:
+      "It is now your current enterprise. Invite your colleagues and a maintenance team, or create a first project.",
+    inviteMembers: "Invite members",
+    createProject: "Create a project",
+    openDevices: "Go to enterprise devices",
+    pickOne: "Choose an enterprise",
+    projectSwitch: "Projects",
+    turnOnProjects: "Turn on projects",
+    projectsOn: "Projects turned on",
+    projectsOff: "Projects turned off",
+    projectsOffHint: "An administrator of this enterprise can turn them on.",
+    projectsOperatorHint: "The platform operator turns projects on for this enterprise.",
+    brandsTab: "Brands",
+    brand: "Brand",
+    brandUserEnterprises: "Users may create enterprises",
+    brandHint:
+      "Whether users who signed up under a brand may create enterprises of their own. Enterprises you create are not affected.",
+    brandSaved: "{{name}}: saved",
+    brandOn: "Allowed",
+    brandOff: "Turned off",
+  },
   bo: {
     tabDevices: "Devices",
     tabEnterprises: "Enterprises",
@@ -550,8 +588,23 @@ const en = {
     requestVisit: "Request to visit",
     requestBind: "Request to bind",
     takenHint:
-      "This device already has an owner (Akey). You can ask the owner and administrators for a visit or to be bound to it.",
+      "This device already has an owner (Akey). You can ask the owner and administrators for a visit or to be bound to it, without the device password.",
     takenIdentity: "You are already {{identity}} of this device.",
+    lookup: {
+      checking: "Looking the machine code up…",
+      notFound: "No device has this machine code. Check the code on the device label.",
+      takenTitle: "This device belongs to someone else",
+      blacklistedTitle: "You cannot ask for access to this device",
+      mineTitle: "This device is already in your list",
+      freeTitle: "Nobody owns this device yet",
+      freeHint: "Add it with its device password to become its owner (Akey).",
+    },
+    byCode: {
+      button: "Request access",
+      title: "Request access to a device",
+      intro:
+        "Enter the machine code of a device someone else owns. You do not need its password: its owner (Akey) and administrators (Bkey) approve your request.",
+    },
     messagePlaceholder: "A short note for the approver (at most 15 characters)",
     kinds: {
       visit: "Visit",
@@ -785,6 +838,9 @@ const en = {
     alarmTitle: "New alarm",
     alarmBody: "A new alarm from device",
     alarmJumpHint: "Opens the device's alarms in {{minutes}} minutes unless closed.",
+    alarmSummary: "{{count}} new alarms",
+    alarmMore: "and {{count}} more",
+    alarmJumpCentreHint: "Opens the alarm center in {{minutes}} minutes unless closed.",
     view: "View",
     massTexting: "Notice",
     loggedOutTitle: "You have been logged out",
@@ -862,6 +918,8 @@ const en = {
       name: "Name",
       nameHint: "{{min}}-{{max}} characters",
       emailHint: "At most {{max}} characters",
+      emailPlaceholder: "Recipient's e-mail address",
+      phonePlaceholder: "Recipient's phone number",
       addedAt: "Added",
       added: "Contact added",
       deleted: "Contact deleted",
@@ -1071,7 +1129,8 @@ const en = {
       emptyHint:
         "Devices appear here once they are added; they show on the map once they report a position.",
       tilesFailed:
-        "The map tiles could not be loaded (no connection to the tile server). The device list beside the map still works.",
+        "The map tiles could not be loaded (no connection to the tile server). The devices are shown on an offline world outline; the list beside the map still works.",
+      offlineBasemap: "Offline basemap: coastlines only, no streets",
       hiddenTitle: "The cloud map is hidden",
       hiddenHint:
         "You turned the map off in the security center. Turn it on there to see your devices on a map.",
@@ -1305,6 +1364,8 @@ const en = {
     request: {
       title: "Request access to a device",
       lookUp: "Look up",
+      otherCode: "Another machine code",
+      openDevice: "Open the device",
       noOwner:
         "Nobody owns this device yet: add it on the desktop with its device password to become its Akey.",
     },

@@ -35,6 +35,12 @@ import type { AccessService, Actor } from "./service.ts";
 
 /** Requests and password checks guess at something: limit them per address. */
 const GUESS_LIMIT = { rateLimit: { max: 20, timeWindow: "1 minute" } };
+/**
+ * A machine code looked up says whether the device exists, has an owner and which audit mode
+ * it uses: the web app asks as a code is typed (debounced, whole codes only), a person a few
+ * times a minute; a script walking codes is held per address.
+ */
+const LOOKUP_LIMIT = { rateLimit: { max: 60, timeWindow: "1 minute" } };
 
 const actorOf = (request: FastifyRequest): Actor => {
   const caller = callerOf(request);
@@ -55,6 +61,7 @@ export function accessRoutes(
     {
       schema: { tags, summary: "Look a device up by machine code", body: scanCodeCheckBody },
       preValidation: auth,
+      config: LOOKUP_LIMIT,
     },
     async (request) =>
       ok(await access.scanCode(callerOf(request).userId, request.body.machineCode)),

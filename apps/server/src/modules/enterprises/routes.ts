@@ -1,16 +1,19 @@
 import {
+  brandSettingsBody,
   eidBody,
   enterpriseCreateBody,
   enterpriseDeviceAssignBody,
   enterpriseDeviceListBody,
   enterpriseDeviceRemoveBody,
   enterpriseMachineBody,
+  enterpriseProjectBody,
   groupNameField,
   idOrZeroField,
   maintenanceRemarkBody,
   memberAddBody,
   memberRemoveBody,
   registryQuery,
+  userEnterpriseCreateBody,
 } from "@keyway/shared";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -192,8 +195,52 @@ export function enterpriseRoutes(
     );
   }
 
+  // ---- Enterprises users create (unless their brand's operator turned it off) ----
+  r.get(
+    "/api/enterprises/v1/creation",
+    {
+      schema: {
+        tags,
+        summary: "Whether the caller may create an enterprise, and how many they created",
+      },
+      preValidation: auth,
+    },
+    async (request) => ok(await enterprises.creation(callerOf(request).userId)),
+  );
+  r.post(
+    "/api/enterprises/v1/create",
+    {
+      schema: {
+        tags,
+        summary: "Create an enterprise of one's own (the caller becomes its admin)",
+        body: userEnterpriseCreateBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => ok(await enterprises.createOwn(viewerOf(request), request.body)),
+  );
+
   // ---- Enterprise administration (operator or enterprise admin) ----
   const adminTags = ["enterprise admin"];
+  r.put(
+    "/api/enterprises/v1/admin/project",
+    {
+      schema: {
+        tags: adminTags,
+        summary: "Switch projects on or off (operator; admins of a user-created enterprise)",
+        body: enterpriseProjectBody,
+      },
+      preValidation: auth,
+    },
+    async (request) =>
+      ok(
+        await enterprises.setProject(
+          viewerOf(request),
+          request.body.eid,
+          request.body.enableProject === 1,
+        ),
+      ),
+  );
   r.get(
     "/api/enterprises/v1/admin/members",
     {
@@ -355,6 +402,29 @@ export function enterpriseRoutes(
       preValidation: auth,
     },
     async (request) => ok(await enterprises.create(viewerOf(request), request.body)),
+  );
+  r.get(
+    "/api/operator/v1/brandSettings",
+    {
+      schema: { tags: operatorTags, summary: "The operator's switches per brand" },
+      preValidation: auth,
+    },
+    async (request) => ok(await enterprises.brandSettingsList(viewerOf(request))),
+  );
+  r.put(
+    "/api/operator/v1/brandSettings",
+    {
+      schema: {
+        tags: operatorTags,
+        summary: "Set a brand's switches (userEnterprises: its users may create enterprises)",
+        body: brandSettingsBody,
+      },
+      preValidation: auth,
+    },
+    async (request) => {
+      await enterprises.setBrandSettings(viewerOf(request), request.body);
+      return ok(null);
+    },
   );
   r.get(
     "/api/operator/v1/devices",

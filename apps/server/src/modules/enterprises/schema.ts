@@ -13,13 +13,33 @@ import {
 import { users } from "../accounts/schema.ts";
 import { devices } from "../devices/schema.ts";
 
-export const enterprises = pgTable("enterprises", {
-  id: serial("id").primaryKey(),
-  name: text("name").notNull(),
-  platformName: text("platform_name").notNull().default(""),
-  applyLogoUrl: text("apply_logo_url").notNull().default(""),
-  enableProject: boolean("enable_project").notNull().default(false),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+export const enterprises = pgTable(
+  "enterprises",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    platformName: text("platform_name").notNull().default(""),
+    applyLogoUrl: text("apply_logo_url").notNull().default(""),
+    enableProject: boolean("enable_project").notNull().default(false),
+    /**
+     * The user who created it from the web (its owner); null: created by the operator. Counts
+     * against ENTERPRISES_PER_USER and lets its admins switch projects on and off.
+     */
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("enterprises_created_by_idx").on(t.createdBy)],
+);
+
+/**
+ * The operator's switches per brand (white-label OEM id of `brands.ts`). A brand without a row
+ * has every switch at its default.
+ */
+export const brandSettings = pgTable("brand_settings", {
+  oemId: text("oem_id").primaryKey(),
+  /** Whether the brand's users may create enterprises of their own. */
+  userEnterprises: boolean("user_enterprises").notNull().default(true),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
 });
 
 /** Enterprise members come in two kinds, each with its own device list; admins manage. */

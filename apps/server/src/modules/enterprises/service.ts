@@ -1,10 +1,16 @@
-import type {
-  EnterpriseLogo,
-  EnterpriseMember,
-  EnterpriseSummary,
-  Machine,
-  MemberKind,
-  RegistryEntry,
+import {
+  BRANDS,
+  type BrandSettingsView,
+  brandById,
+  DEFAULT_BRAND,
+  ENTERPRISES_PER_USER,
+  type EnterpriseCreation,
+  type EnterpriseLogo,
+  type EnterpriseMember,
+  type EnterpriseSummary,
+  type Machine,
+  type MemberKind,
+  type RegistryEntry,
 } from "@keyway/shared";
 import { and, asc, count, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
@@ -15,6 +21,7 @@ import type { AccountRef } from "../accounts/service.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { machineColumns, toMachine } from "../devices/service.ts";
 import {
+  brandSettings,
   type Enterprise,
   enterpriseDevices,
   enterpriseGroups,
@@ -38,6 +45,9 @@ function likePattern(search: string): string {
 function accountOf(u: { email: string | null; phone: string | null; countryCode: string }) {
   return u.email ?? (u.phone ? `+${u.countryCode} ${u.phone}` : "");
 }
+
+/** Advisory lock namespace of one user's enterprise creations (unique in the app). */
+const CREATE_LOCK = 7_310_002;
 
 /** The row of an enterprise's hold on a device as one type of list. */
 function heldBy(eid: number, deviceId: number, type: ListType) {
@@ -336,7 +346,144 @@ export function createEnterpriseService(deps: {
       enableProject: a.enterprise.enableProject ? 1 : 0,
       canSeeEnterpriseDevices: a.canSee(1),
       canSeeMaintenanceDevices: a.canSee(2),
+      canSetProject: mayToggleProject(viewer, a.enterprise, a.isAdmin),
     };
+  }
+
+  /**
+   * Projects of an operator-created enterprise are the operator's to switch (a feature they
+   * sell); a user-created enterprise's admins switch their own.
+   */
+  function mayToggleProject(viewer: Viewer, e: Enterprise, isAdmin: boolean): boolean {
+    return viewer.role === "operator" || (isAdmin && e.createdBy !== null);
+  }
+
+  async function setProject(viewer: Viewer, eid: number, enableProject: boolean) {
+    const current = await requireAdmin(viewer, eid);
+    if (!mayToggleProject(viewer, current, true)) throw fail("NO_MANAGEMENT_ACCESS");
+    const [e] = await db
+      .update(enterprises)
+      .set({ enableProject })
+      .where(eq(enterprises.id, eid))
+      .returning();
+    return summary(e);
+  }
+
+  // ---- Enterprises users create (docs/decisions.md "Users create enterprises") ----
+
+  /** The brand a user belongs to: where they signed up (users.oem_id), else the default. */
+  async function brandOf(userId: number): Promise<string> {
+    const [u] = await db
+      .select({ oemId: users.oemId })
+      .from(users)
+      .where(eq(users.id, userId))
+      .limit(1);
+    return brandById(u?.oemId)?.id ?? DEFAULT_BRAND.id;
+  }
+
+  async function userEnterprisesAllowed(oemId: string): Promise<boolean> {
+    const [row] = await db
+      .select({ on: brandSettings.userEnterprises })
+      .from(brandSettings)
+      .where(eq(brandSettings.oemId, oemId))
+      .limit(1);
+    return row?.on ?? true;
+  }
+
+  async function createdCount(userId: number, tx: Pick<Db, "select"> = db): Promise<number> {
+    const [{ n }] = await tx
+      .select({ n: count() })
+      .from(enterprises)
+      .where(eq(enterprises.createdBy, userId));
+    return n;
+  }
+
+  async function creation(userId: number): Promise<EnterpriseCreation> {
+    const [allowed, created] = await Promise.all([
+      brandOf(userId).then(userEnterprisesAllowed),
+      createdCount(userId),
+    ]);
+    return { allowed, created, limit: ENTERPRISES_PER_USER };
+  }
+
+  /**
+   * A user creates an enterprise and becomes its admin, as an enterprise member (so they see
+   * both lists as admin) — unless their brand's operator turned this off, or they reached
+   * ENTERPRISES_PER_USER.
+   */
+  async function createOwn(
+    viewer: Viewer,
+    input: { name: string; enableProject: number },
+  ): Promise<EnterpriseSummary> {
+    if (!(await userEnterprisesAllowed(await brandOf(viewer.userId)))) {
+      throw fail("ENTERPRISE_CREATE_DISABLED");
+    }
+    return db.transaction(async (tx) => {
+      // One user's creations are counted and stored one at a time: parallel requests cannot
+      // pass the limit together (held until the commit).
+      await tx.execute(sql`select pg_advisory_xact_lock(${CREATE_LOCK}, ${viewer.userId})`);
+      if ((await createdCount(viewer.userId, tx)) >= ENTERPRISES_PER_USER) {
+        throw fail("ENTERPRISE_CREATE_LIMIT");
+      }
+      const [same] = await tx
+        .select({ id: enterprises.id })
+        .from(enterprises)
+        .where(
+          and(
+            eq(enterprises.createdBy, viewer.userId),
+            sql`lower(${enterprises.name}) = lower(${input.name})`,
+          ),
+        )
+        .limit(1);
+      if (same) throw fail("ENTERPRISE_NAME_TAKEN");
+      const now = clock.now();
+      const [e] = await tx
+        .insert(enterprises)
+        .values({
+          name: input.name,
+          platformName: input.name,
+          enableProject: input.enableProject === 1,
+          createdBy: viewer.userId,
+          createdAt: now,
+        })
+        .returning();
+      await tx.insert(enterpriseMembers).values({
+        enterpriseId: e.id,
+        userId: viewer.userId,
+        kind: "member",
+        isAdmin: true,
+        createdAt: now,
+      });
+      return summary(e, ["member"], true);
+    });
+  }
+
+  async function brandSettingsList(viewer: Viewer): Promise<{ list: BrandSettingsView[] }> {
+    requireOperator(viewer);
+    const rows = await db.select().from(brandSettings);
+    return {
+      list: BRANDS.map((b) => ({
+        oemid: b.id,
+        name: { zh: b.zh.name, en: b.en.name },
+        userEnterprises: (rows.find((r) => r.oemId === b.id)?.userEnterprises ?? true) ? 1 : 0,
+      })),
+    };
+  }
+
+  async function setBrandSettings(
+    viewer: Viewer,
+    input: { oemid: string; userEnterprises: number },
+  ) {
+    requireOperator(viewer);
+    if (!brandById(input.oemid)) throw fail("BAD_REQUEST");
+    const userEnterprises = input.userEnterprises === 1;
+    await db
+      .insert(brandSettings)
+      .values({ oemId: input.oemid, userEnterprises, updatedAt: clock.now() })
+      .onConflictDoUpdate({
+        target: brandSettings.oemId,
+        set: { userEnterprises, updatedAt: clock.now() },
+      });
   }
 
   // ---- Administration ----
@@ -596,6 +743,11 @@ export function createEnterpriseService(deps: {
     machinePersonnel,
     updateMaintenanceRemark,
     create,
+    creation,
+    createOwn,
+    setProject,
+    brandSettingsList,
+    setBrandSettings,
     listAll,
     listMembers,
     addMember,

@@ -8,6 +8,7 @@ import {
 import { eq, inArray } from "drizzle-orm";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../config.ts";
 import { createSenders } from "../../infra/senders.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
@@ -296,6 +297,9 @@ describe("SCADA registration", () => {
       client: {
         mapTileUrl: "",
         mapTileAttribution: "",
+        mapTileSubdomains: [],
+        mapTileOverlayUrl: null,
+        mapTileCrs: "wgs84",
         newVersionUrl: null,
         apiDocUrl: "",
         visitDomain: null,
@@ -428,6 +432,9 @@ describe("client configuration", () => {
     expect(res.body.hwdata).toEqual({
       mapTileUrl: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
       mapTileAttribution: "© OpenStreetMap contributors",
+      mapTileSubdomains: ["a", "b", "c"],
+      mapTileOverlayUrl: null,
+      mapTileCrs: "wgs84",
       newVersionUrl: null,
       apiDocUrl: "/apiDoc",
       visitDomain: null,
@@ -453,5 +460,67 @@ describe("client configuration", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("takes AMap's and Tianditu's templates, their subdomains, labels and datum", async () => {
+    const amap = await createHarness({
+      config: {
+        MAP_TILE_URL:
+          "https://webrd0{s}.is.autonavi.com/appmaptile?lang=zh_cn&size=1&scale=1&style=8&x={x}&y={y}&z={z}",
+        MAP_TILE_SUBDOMAINS: "1234",
+        MAP_TILE_CRS: "gcj02",
+      },
+    });
+    try {
+      const res = await amap.app.inject({ method: "GET", url: "/api/common/clientConfig" });
+      expect(res.json().hwdata).toMatchObject({
+        mapTileSubdomains: ["1", "2", "3", "4"],
+        mapTileOverlayUrl: null,
+        mapTileCrs: "gcj02",
+      });
+      // A wildcard only for a whole leading label: "webrd0*" would be an invalid source.
+      expect(String(res.headers["content-security-policy"])).toMatch(
+        /img-src 'self' data: blob: https:\/\/\*\.is\.autonavi\.com;/,
+      );
+    } finally {
+      await amap.close();
+    }
+    const wmts = (layer: string) =>
+      `https://t{s}.tianditu.gov.cn/${layer}_w/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=${layer}&STYLE=default&TILEMATRIXSET=w&FORMAT=tiles&TILEMATRIX={z}&TILEROW={y}&TILECOL={x}&tk=KEY`;
+    const tianditu = await createHarness({
+      config: {
+        MAP_TILE_URL: wmts("vec"),
+        MAP_TILE_OVERLAY_URL: wmts("cva"),
+        MAP_TILE_SUBDOMAINS: "0,1,2,3,4,5,6,7",
+      },
+    });
+    try {
+      const res = await tianditu.app.inject({ method: "GET", url: "/api/common/clientConfig" });
+      expect(res.json().hwdata).toMatchObject({
+        mapTileSubdomains: ["0", "1", "2", "3", "4", "5", "6", "7"],
+        mapTileOverlayUrl: wmts("cva"),
+        mapTileCrs: "wgs84",
+      });
+      expect(String(res.headers["content-security-policy"])).toMatch(
+        /img-src 'self' data: blob: https:\/\/\*\.tianditu\.gov\.cn;/,
+      );
+    } finally {
+      await tianditu.close();
+    }
+  });
+
+  it("refuses a tile template without {z}, {x} and {y} and an unknown datum at boot", () => {
+    expect(() =>
+      loadConfig({
+        SECRET_KEY: "0".repeat(64),
+        MAP_TILE_URL: "https://tiles.example.com/{z}/{x}.png",
+      }),
+    ).toThrow(/MAP_TILE_URL: must be an http\(s\) URL template with \{z\}, \{x\} and \{y\}/);
+    expect(() => loadConfig({ SECRET_KEY: "0".repeat(64), MAP_TILE_CRS: "bd09" })).toThrow(
+      /MAP_TILE_CRS/,
+    );
+    expect(() => loadConfig({ SECRET_KEY: "0".repeat(64), MAP_TILE_SUBDOMAINS: "a b" })).toThrow(
+      /MAP_TILE_SUBDOMAINS/,
+    );
   });
 });

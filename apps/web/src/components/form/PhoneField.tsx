@@ -14,6 +14,8 @@ interface Props {
   /** Show the phone icon in the input. */
   icon?: boolean;
   autoComplete?: string;
+  /** Default "Enter your phone number"; another person's number says so. */
+  placeholder?: string;
 }
 
 /** Country code + phone number on one row (form fields `countryCode` and `phone`). */
@@ -25,6 +27,7 @@ export function PhoneField({
   required,
   icon,
   autoComplete,
+  placeholder,
 }: Props) {
   const { t } = useLang();
   return (
@@ -37,7 +40,7 @@ export function PhoneField({
           <Input
             data-testid={phoneTestId}
             prefix={icon ? <MobileOutlined /> : undefined}
-            placeholder={t("placeholder.phone")}
+            placeholder={placeholder ?? t("placeholder.phone")}
             autoComplete={autoComplete}
             inputMode="tel"
           />

@@ -1,6 +1,7 @@
 import { ShopOutlined } from "@ant-design/icons";
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
+  App,
   Avatar,
   Button,
   Card,
@@ -10,13 +11,18 @@ import {
   Select,
   Space,
   Spin,
+  Switch,
   Tabs,
   Tag,
   Typography,
 } from "antd";
 import { useEffect, useState } from "react";
-import { useNavigate } from "react-router";
-import { type EnterpriseSummary, enterprisesApi } from "../../api/enterprises.ts";
+import { useNavigate, useSearchParams } from "react-router";
+import {
+  type EnterpriseSummary,
+  enterpriseAdminApi,
+  enterprisesApi,
+} from "../../api/enterprises.ts";
 import { useEnterpriseList, useUserInfo } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { operatorApi } from "../../api/operator.ts";
@@ -26,6 +32,10 @@ import { hasToken } from "../../lib/session.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
+import {
+  CreateEnterpriseAction,
+  CreateOwnEnterpriseModal,
+} from "../enterpriseAdmin/CreateOwnEnterprise.tsx";
 import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
 import { AppHeader } from "../layout/AppHeader.tsx";
@@ -94,12 +104,25 @@ function AdminCenter({ operator }: { operator: boolean }) {
     meta: { silent: true },
   });
   const [picked, setPicked] = useState<Choice | null>(null);
+  // One dialog for both buttons: it stays open while the page turns from "no access" to the
+  // new enterprise's administration.
+  const [creating, setCreating] = useState(false);
+  const dialog = (
+    <CreateOwnEnterpriseModal
+      open={creating}
+      onClose={() => setCreating(false)}
+      onCreated={(e) => setPicked({ eid: e.eid, name: e.name })}
+    />
+  );
+  // ?eid= (from "Invite members" after creating an enterprise) picks that one first.
+  const [params] = useSearchParams();
+  const wanted = Number(params.get("eid")) || null;
 
   const choices: Choice[] = operator
     ? (all.data?.list ?? []).map((e) => ({ eid: e.eid, name: e.name }))
     : (mine.data?.list ?? []).filter((e) => e.isAdmin === 1);
   const loading = operator ? all.isPending : mine.isPending;
-  const first = choices[0];
+  const first = choices.find((c) => c.eid === wanted) ?? choices[0];
   // The first enterprise is chosen until the user picks one (kept while searching).
   useEffect(() => {
     if (!picked && first) setPicked({ eid: first.eid, name: first.name });
@@ -109,16 +132,23 @@ function AdminCenter({ operator }: { operator: boolean }) {
   if (loading) return <Spin size="large" className="kw-page-spin" />;
   if (!operator && choices.length === 0) {
     return (
-      <Result
-        status="403"
-        title={<span data-testid="admincenter-denied">{t("backManage.noAccess")}</span>}
-        subTitle={mine.isError ? mine.error.message : t("adminCenter.noAccessHint")}
-        extra={
-          <Button type="primary" onClick={() => navigate(LANDING_ROUTE)}>
-            {t("backManage.toHome")}
-          </Button>
-        }
-      />
+      <>
+        <Result
+          status="403"
+          title={<span data-testid="admincenter-denied">{t("backManage.noAccess")}</span>}
+          subTitle={mine.isError ? mine.error.message : t("adminCenter.noAccessHint")}
+          extra={
+            <Flex vertical align="center" gap={16}>
+              <CreateEnterpriseAction
+                onOpen={() => setCreating(true)}
+                testId="admincenter-create"
+              />
+              <Button onClick={() => navigate(LANDING_ROUTE)}>{t("backManage.toHome")}</Button>
+            </Flex>
+          }
+        />
+        {dialog}
+      </>
     );
   }
 
@@ -127,37 +157,52 @@ function AdminCenter({ operator }: { operator: boolean }) {
     options.unshift({ value: current.eid, label: current.name });
   }
 
+  // The same tree shape as the "no access" answer above: the dialog keeps its state when the
+  // page turns into the new enterprise's administration.
   return (
-    <div className="kw-page kw-page-wide" data-testid="admincenter-page">
-      <Flex align="center" gap={16} wrap className="kw-page-head">
-        <Typography.Title level={4} className="kw-page-title">
-          {t("adminCenter.title")}
-        </Typography.Title>
-        <Select
-          className="kw-w-280"
-          value={current?.eid}
-          placeholder={t("adminCenter.pick")}
-          options={options}
-          showSearch={
-            operator ? { filterOption: false, onSearch: setSearch } : { optionFilterProp: "label" }
-          }
-          onChange={(eid: number) => {
-            const found = options.find((o) => o.value === eid);
-            if (found) setPicked({ eid, name: found.label });
-            setSearch("");
-          }}
-          notFoundContent={t("bo.enterpriseNoMatch")}
-          data-testid="admincenter-enterprise"
-        />
-      </Flex>
-      {current ? (
-        <EnterpriseAdmin key={current.eid} eid={current.eid} />
-      ) : (
-        <Card className="kw-card">
-          <Result status="info" title={t("bo.enterpriseEmpty")} />
-        </Card>
-      )}
-    </div>
+    <>
+      <div className="kw-page kw-page-wide" data-testid="admincenter-page">
+        <Flex align="center" gap={16} wrap className="kw-page-head">
+          <Typography.Title level={4} className="kw-page-title">
+            {t("adminCenter.title")}
+          </Typography.Title>
+          <Select
+            className="kw-w-280"
+            value={current?.eid}
+            placeholder={t("adminCenter.pick")}
+            options={options}
+            showSearch={
+              operator
+                ? { filterOption: false, onSearch: setSearch }
+                : { optionFilterProp: "label" }
+            }
+            onChange={(eid: number) => {
+              const found = options.find((o) => o.value === eid);
+              if (found) setPicked({ eid, name: found.label });
+              setSearch("");
+            }}
+            notFoundContent={t("bo.enterpriseNoMatch")}
+            data-testid="admincenter-enterprise"
+          />
+          <span className="kw-grow" />
+          {!operator && (
+            <CreateEnterpriseAction
+              type="default"
+              onOpen={() => setCreating(true)}
+              testId="admincenter-create"
+            />
+          )}
+        </Flex>
+        {current ? (
+          <EnterpriseAdmin key={current.eid} eid={current.eid} />
+        ) : (
+          <Card className="kw-card">
+            <Result status="info" title={t("bo.enterpriseEmpty")} />
+          </Card>
+        )}
+      </div>
+      {dialog}
+    </>
   );
 }
 
@@ -176,10 +221,13 @@ function EnterpriseAdmin({ eid }: { eid: number }) {
         <Space>
           <Avatar shape="square" src={e?.applyLogoUrl || undefined} icon={<ShopOutlined />} />
           <span data-testid="admincenter-name">{e?.name ?? `#${eid}`}</span>
-          {e?.platformName && <Typography.Text type="secondary">{e.platformName}</Typography.Text>}
+          {e?.platformName && e.platformName !== e.name && (
+            <Typography.Text type="secondary">{e.platformName}</Typography.Text>
+          )}
           {e?.enableProject === 1 && <Tag color="green">{t("bo.projects")}</Tag>}
         </Space>
       }
+      extra={<ProjectSwitch eid={eid} />}
     >
       <Tabs
         destroyOnHidden
@@ -202,5 +250,41 @@ function EnterpriseAdmin({ eid }: { eid: number }) {
         ]}
       />
     </Card>
+  );
+}
+
+/** Projects on or off, where the caller may switch them (enterprisePermission.canSetProject). */
+function ProjectSwitch({ eid }: { eid: number }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const permission = useQuery({
+    queryKey: queryKeys.enterprisePermission(eid),
+    queryFn: () => enterprisesApi.permission(eid),
+    meta: { silent: true },
+  });
+  const set = useMutation({ mutationFn: enterpriseAdminApi.setProject });
+  if (!permission.data?.canSetProject) return null;
+  return (
+    <Space>
+      <Typography.Text>{t("entCreate.projectSwitch")}</Typography.Text>
+      <Switch
+        checked={permission.data.enableProject === 1}
+        loading={set.isPending}
+        onChange={async (on) => {
+          try {
+            await set.mutateAsync({ eid, enableProject: on ? 1 : 0 });
+          } catch {
+            return; // shown by the client's error handler
+          }
+          message.success(on ? t("entCreate.projectsOn") : t("entCreate.projectsOff"));
+          await Promise.all([
+            queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
+            queryClient.invalidateQueries({ queryKey: queryKeys.userEnterprises }),
+          ]);
+        }}
+        data-testid="admincenter-project-switch"
+      />
+    </Space>
   );
 }

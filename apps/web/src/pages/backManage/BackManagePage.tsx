@@ -6,11 +6,12 @@ import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { AppHeader } from "../layout/AppHeader.tsx";
+import { BrandsTab } from "./BrandsTab.tsx";
 import { EnterprisesTab } from "./EnterprisesTab.tsx";
 import { OutboxTable } from "./OutboxTable.tsx";
 import { RegistryTab } from "./RegistryTab.tsx";
 
-const TABS = ["devices", "enterprises", "outbox"] as const;
+const TABS = ["devices", "enterprises", "brands", "outbox"] as const;
 type Tab = (typeof TABS)[number];
 
 /** /backManage: operator back office — device registry, enterprises, notification outbox. */
@@ -92,6 +93,15 @@ export function BackManagePage() {
               children: (
                 <Card className="kw-card">
                   <EnterprisesTab />
+                </Card>
+              ),
+            },
+            {
+              key: "brands",
+              label: <span data-testid="bo-tab-brands">{t("entCreate.brandsTab")}</span>,
+              children: (
+                <Card className="kw-card">
+                  <BrandsTab />
                 </Card>
               ),
             },

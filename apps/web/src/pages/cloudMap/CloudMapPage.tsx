@@ -1,5 +1,6 @@
 import {
   CompressOutlined,
+  DisconnectOutlined,
   EnvironmentOutlined,
   ExpandOutlined,
   EyeInvisibleOutlined,
@@ -102,6 +103,8 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
   }, [list, search]);
   const selected = list.find((p) => p.machine_id === selectedId) ?? null;
   const online = list.filter((p) => p.online).length;
+  // No tiles (unreachable, or no client config to name them): the bundled world outline.
+  const offline = tilesFailed || config.isError;
 
   if (hidden) {
     return (
@@ -186,7 +189,7 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
           )}
         </Flex>
       </Flex>
-      {(tilesFailed || config.isError) && (
+      {offline && (
         <Alert
           type="warning"
           showIcon
@@ -267,11 +270,11 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
           </div>
         </aside>
         <section className="kw-map-area">
-          {config.data ? (
+          {config.data || config.isError ? (
             <DeviceMap
               points={located}
-              tileUrl={config.data.mapTileUrl}
-              attribution={config.data.mapTileAttribution}
+              tiles={config.data ?? null}
+              offline={offline}
               selectedId={selectedId}
               onSelect={setSelectedId}
               onTilesFailed={() => setTilesFailed(true)}
@@ -280,6 +283,11 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
           ) : (
             <div className="kw-map-canvas kw-map-placeholder">
               {config.isPending && <Skeleton.Node active />}
+            </div>
+          )}
+          {offline && (
+            <div className="kw-map-offline-note" data-testid="map-offline-note">
+              <DisconnectOutlined /> {t("portal.map.offlineBasemap")}
             </div>
           )}
           {selected && (

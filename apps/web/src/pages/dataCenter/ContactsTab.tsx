@@ -246,6 +246,8 @@ function AddContactModal(props: {
             label={t("field.phone")}
             countryTestId="contact-country"
             phoneTestId="contact-phone"
+            // Someone else's number, not the user's own.
+            placeholder={t("alarmPush.contacts.phonePlaceholder")}
           />
         ) : (
           <Form.Item
@@ -255,7 +257,8 @@ function AddContactModal(props: {
             extra={t("alarmPush.contacts.emailHint", { max: LIMITS.mailReceiverEmail.max })}
           >
             <Input
-              placeholder={t("placeholder.email")}
+              // Someone else's address, not the user's own ("Enter your e-mail address").
+              placeholder={t("alarmPush.contacts.emailPlaceholder")}
               inputMode="email"
               data-testid="contact-email"
             />

@@ -98,7 +98,9 @@ export function DataCenterPage() {
         onChange={(key) => {
           const next = new URLSearchParams(params);
           next.set("tab", key);
-          setParams(next, { replace: true });
+          // A history entry per section: the back button returns to the section shown before,
+          // and the highlighted tab follows the address (activeKey comes from ?tab=).
+          setParams(next);
         }}
         items={items.map((item) => ({
           key: item.key,

@@ -1,6 +1,6 @@
 import { type AccessKind, HW, machineAddBody, type ScanCodeResult } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Alert, App, Button, Form, Input, Space } from "antd";
+import { App, Form, Input } from "antd";
 import { useEffect, useState } from "react";
 import { accessApi } from "../../api/access.ts";
 import { devicesApi, type MachineAddPayload } from "../../api/devices.ts";
@@ -11,6 +11,7 @@ import { showError } from "../../api/queryClient.ts";
 import { FormModal } from "../../components/FormModal.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { CodeLookupNotice, MachineCodeItem, standingOf, useCodeLookup } from "./codeLookup.tsx";
 import { GroupSelect } from "./GroupSelect.tsx";
 
 /** Business codes of POST /machine/add that belong to one field of the form. */
@@ -22,15 +23,19 @@ const FIELD_OF_CODE: Record<string, keyof MachineAddPayload> = {
 };
 
 /**
- * Add a personal device by machine code and device password (SPEC §1, §7 /machine/add). A
- * device that already has an Akey (04010112) is looked up (scanCodeCheck) and the dialog
- * offers to ask its owner for a visit or a bind instead.
+ * Add a personal device by machine code and device password (SPEC §1, §7 /machine/add). The
+ * code is looked up as it is typed (scanCodeCheck): a device someone else owns is said at
+ * once, with "Request to visit" / "Request to bind" instead of the password and name, which a
+ * requester cannot know; so are the black list and a device already in the list. A submit
+ * that still meets 04010112 (typed faster than the lookup) looks the code up the same way.
  */
 export function AddDeviceModal(props: {
   open: boolean;
   onClose: () => void;
   groupId?: number;
-  /** "Already added": the user chose to ask for a visit or a bind. */
+  /** A code to start from (the request dialog's "nobody owns it yet"). */
+  initialCode?: string;
+  /** Someone else's device: the user chose to ask for a visit or a bind. */
   onRequest?: (device: ScanCodeResult, kind: AccessKind) => void;
 }) {
   const { t } = useLang();
@@ -40,16 +45,32 @@ export function AddDeviceModal(props: {
   const rule = useZodRule(machineAddBody);
   const groups = useGroups(props.open);
   const add = useMutation({ mutationFn: devicesApi.add, meta: { silent: true } });
-  const [taken, setTaken] = useState<{ device: ScanCodeResult; message: string } | null>(null);
-
+  const lookup = useCodeLookup(Form.useWatch("machineCode", form), props.open);
+  // Someone else's device, the black list or one already listed: nothing to add here.
+  const requester = lookup.status === "found" && lookup.standing !== "free";
+  // Handing over to the request dialog: the focus stays there when this one has closed.
+  const [handedOver, setHandedOver] = useState(false);
   useEffect(() => {
-    if (!props.open) setTaken(null);
+    if (props.open) setHandedOver(false);
   }, [props.open]);
+  const onRequest =
+    props.onRequest &&
+    ((device: ScanCodeResult, kind: AccessKind) => {
+      setHandedOver(true);
+      props.onRequest?.(device, kind);
+    });
 
+  /** 04010112 on submit: the same lookup, into the cache the live lookup reads. */
   const lookUp = async (machineCode: string, error: ApiError) => {
     try {
-      const device = await accessApi.scanCodeCheck(machineCode);
-      setTaken({ device, message: error.message });
+      const device = await queryClient.fetchQuery({
+        queryKey: queryKeys.scanCode(machineCode),
+        queryFn: () => accessApi.scanCodeCheck(machineCode),
+        staleTime: 0,
+      });
+      // Held by an enterprise without an Akey: nobody to ask; the add call's message stays.
+      if (standingOf(device) === "free")
+        form.setFields([{ name: "machineCode", errors: [error.message] }]);
     } catch (lookupError) {
       form.setFields([{ name: "machineCode", errors: [error.message] }]);
       showError(lookupError);
@@ -65,19 +86,19 @@ export function AddDeviceModal(props: {
       submitting={add.isPending}
       submitTestId="device-add-submit"
       submitText={t("device.add")}
+      submitDisabled={requester}
+      focusTriggerAfterClose={!handedOver}
     >
       <Form
         form={form}
         layout="vertical"
         requiredMark={false}
         preserve={false}
-        initialValues={{ machineGroupID: props.groupId ?? 0 }}
-        onValuesChange={(changed) => {
-          if ("machineCode" in changed) setTaken(null);
-        }}
+        initialValues={{ machineGroupID: props.groupId ?? 0, machineCode: props.initialCode }}
         onFinish={async (values) => {
+          // Enter in the code field of someone else's device: the alert's buttons decide.
+          if (requester) return;
           const body = parseForm(machineAddBody, values);
-          setTaken(null);
           try {
             await add.mutateAsync({ ...body, machineGroupID: body.machineGroupID || undefined });
           } catch (error) {
@@ -98,76 +119,39 @@ export function AddDeviceModal(props: {
           props.onClose();
         }}
       >
-        <Form.Item
-          name="machineCode"
-          label={t("device.code")}
-          rules={[rule("machineCode")]}
-          extra={t("device.codeHint")}
-        >
-          <Input
-            data-testid="device-add-code"
-            placeholder={t("device.codePlaceholder")}
-            autoFocus
-            autoComplete="off"
-            className="kw-code-input"
-          />
-        </Form.Item>
-        {taken && (
-          <Alert
-            type="warning"
-            showIcon
-            className="kw-mb"
-            title={taken.message}
-            description={
-              <>
-                <div className="kw-mb-xs">
-                  {taken.device.blacklisted
-                    ? t("access.request.blacklisted")
-                    : taken.device.role !== "none"
-                      ? t("access.takenIdentity", {
-                          identity: t(`device.identity.${taken.device.role}`),
-                        })
-                      : t("access.takenHint")}
-                </div>
-                <Space wrap>
-                  <Button
-                    size="small"
-                    type="primary"
-                    onClick={() => props.onRequest?.(taken.device, "visit")}
-                    data-testid="device-add-request-visit"
-                  >
-                    {t("access.requestVisit")}
-                  </Button>
-                  <Button
-                    size="small"
-                    onClick={() => props.onRequest?.(taken.device, "bind")}
-                    data-testid="device-add-request-bind"
-                  >
-                    {t("access.requestBind")}
-                  </Button>
-                </Space>
-              </>
-            }
-            data-testid="device-add-taken"
-          />
+        <MachineCodeItem
+          rule={rule("machineCode")}
+          lookup={lookup}
+          testIdPrefix="device-add"
+          autoFocus={!props.initialCode}
+        />
+        <CodeLookupNotice lookup={lookup} testIdPrefix="device-add" onRequest={onRequest} />
+        {!requester && (
+          <>
+            <Form.Item name="machinePwd" label={t("device.password")} rules={[rule("machinePwd")]}>
+              <Input.Password
+                data-testid="device-add-password"
+                placeholder={t("device.passwordPlaceholder")}
+                autoComplete="new-password"
+                autoFocus={Boolean(props.initialCode)}
+              />
+            </Form.Item>
+            <Form.Item name="machineName" label={t("device.name")} rules={[rule("machineName")]}>
+              <Input data-testid="device-add-name" placeholder={t("device.namePlaceholder")} />
+            </Form.Item>
+            <Form.Item
+              name="machineGroupID"
+              label={t("device.group")}
+              rules={[rule("machineGroupID")]}
+            >
+              <GroupSelect
+                data-testid="device-add-group"
+                groups={groups.data?.list}
+                loading={groups.isPending}
+              />
+            </Form.Item>
+          </>
         )}
-        <Form.Item name="machinePwd" label={t("device.password")} rules={[rule("machinePwd")]}>
-          <Input.Password
-            data-testid="device-add-password"
-            placeholder={t("device.passwordPlaceholder")}
-            autoComplete="new-password"
-          />
-        </Form.Item>
-        <Form.Item name="machineName" label={t("device.name")} rules={[rule("machineName")]}>
-          <Input data-testid="device-add-name" placeholder={t("device.namePlaceholder")} />
-        </Form.Item>
-        <Form.Item name="machineGroupID" label={t("device.group")} rules={[rule("machineGroupID")]}>
-          <GroupSelect
-            data-testid="device-add-group"
-            groups={groups.data?.list}
-            loading={groups.isPending}
-          />
-        </Form.Item>
       </Form>
     </FormModal>
   );

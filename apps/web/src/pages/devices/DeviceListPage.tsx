@@ -2,6 +2,7 @@ import {
   AppstoreOutlined,
   FolderOpenOutlined,
   FolderOutlined,
+  KeyOutlined,
   PlusOutlined,
   UnorderedListOutlined,
 } from "@ant-design/icons";
@@ -49,6 +50,7 @@ import {
   useMachineColumns,
 } from "./machineColumns.tsx";
 import { type AccessTarget, RequestAccessModal } from "./RequestAccessModal.tsx";
+import { RequestByCodeModal } from "./RequestByCodeModal.tsx";
 
 type View = "table" | "card";
 const VIEW_KEY = "keyway.deviceView";
@@ -88,6 +90,9 @@ function PersonalDevices() {
   );
   const [selected, setSelected] = useState<React.Key[]>([]);
   const [adding, setAdding] = useState(false);
+  /** The add dialog opened from "Request access" for a device nobody owns: its code. */
+  const [addCode, setAddCode] = useState<string | undefined>();
+  const [requestingByCode, setRequestingByCode] = useState(false);
   const [editing, setEditing] = useState<Machine | null>(null);
   const [moving, setMoving] = useState<{ ids: number[]; groupId: number } | null>(null);
   const [detail, setDetail] = useState<Machine | null>(null);
@@ -268,14 +273,23 @@ function PersonalDevices() {
         description={t("device.emptyAll")}
         data-testid="device-empty"
       >
-        <Button
-          type="primary"
-          icon={<PlusOutlined />}
-          onClick={() => setAdding(true)}
-          data-testid="device-empty-add"
-        >
-          {t("device.add")}
-        </Button>
+        <Space wrap>
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setAdding(true)}
+            data-testid="device-empty-add"
+          >
+            {t("device.add")}
+          </Button>
+          <Button
+            icon={<KeyOutlined />}
+            onClick={() => setRequestingByCode(true)}
+            data-testid="device-empty-request-access"
+          >
+            {t("access.byCode.button")}
+          </Button>
+        </Space>
       </Empty>
     );
   } else if (view === "card") {
@@ -385,6 +399,13 @@ function PersonalDevices() {
             {t("group.manage")}
           </Button>
           <Button
+            icon={<KeyOutlined />}
+            onClick={() => setRequestingByCode(true)}
+            data-testid="device-request-access"
+          >
+            {t("access.byCode.button")}
+          </Button>
+          <Button
             type="primary"
             icon={<PlusOutlined />}
             onClick={() => setAdding(true)}
@@ -398,11 +419,29 @@ function PersonalDevices() {
 
       <AddDeviceModal
         open={adding}
-        onClose={() => setAdding(false)}
+        onClose={() => {
+          setAdding(false);
+          setAddCode(undefined);
+        }}
         groupId={groupId}
+        initialCode={addCode}
         onRequest={(device, kind) => {
           setAdding(false);
+          setAddCode(undefined);
           setRequesting({ device, kind });
+        }}
+      />
+      <RequestByCodeModal
+        open={requestingByCode}
+        onClose={() => setRequestingByCode(false)}
+        onRequest={(device, kind) => {
+          setRequestingByCode(false);
+          setRequesting({ device, kind });
+        }}
+        onAdd={(code) => {
+          setRequestingByCode(false);
+          setAddCode(code);
+          setAdding(true);
         }}
       />
       <RequestAccessModal target={requesting} onClose={() => setRequesting(null)} />

@@ -5,16 +5,17 @@ import "leaflet/dist/leaflet.css";
 import { useEffect, useRef, useState } from "react";
 import { useClientConfig } from "../../api/portal.ts";
 import { useLang } from "../../i18n/index.ts";
+import {
+  addWatchedTiles,
+  type TileConfig,
+  tileConfigKey,
+  toTileLatLng,
+} from "../../lib/map/tiles.ts";
 import { formatLatLng, openStreetMapUrl, projectLatLng } from "./machine.ts";
 import "./DeviceMiniMap.css";
 
 /** Street level: the plant and the roads around it. */
 const ZOOM = 14;
-/**
- * A tile server that never answers (blocked, not refused) fires no error: with no tile after
- * this long the map counts as unavailable too.
- */
-const FIRST_TILE_TIMEOUT_MS = 10_000;
 
 /**
  * The device's position on a small Leaflet map with the cloud map's tiles (MAP_TILE_URL from
@@ -41,13 +42,7 @@ export function DeviceMiniMap({ lat, lng }: { lat: number; lng: number }) {
           </Typography.Text>
         </>
       ) : config.data ? (
-        <TileMap
-          lat={lat}
-          lng={lng}
-          tileUrl={config.data.mapTileUrl}
-          attribution={config.data.mapTileAttribution}
-          onFailed={() => setTilesFailed(true)}
-        />
+        <TileMap lat={lat} lng={lng} tiles={config.data} onFailed={() => setTilesFailed(true)} />
       ) : (
         <div className="kw-mini-map-canvas kw-mini-map-placeholder">
           <Skeleton.Node active />
@@ -74,57 +69,43 @@ export function DeviceMiniMap({ lat, lng }: { lat: number; lng: number }) {
 const PIN_SVG =
   '<svg viewBox="0 0 26 34" width="26" height="34" aria-hidden="true"><path d="M13 33C13 33 2 19.6 2 12.5a11 11 0 0 1 22 0C24 19.6 13 33 13 33z" fill="#ff4d4f" stroke="#fff" stroke-width="2"/><circle cx="13" cy="12.5" r="4.2" fill="#fff"/></svg>';
 
-function TileMap(props: {
-  lat: number;
-  lng: number;
-  tileUrl: string;
-  attribution: string;
-  onFailed: () => void;
-}) {
+function TileMap(props: { lat: number; lng: number; tiles: TileConfig; onFailed: () => void }) {
   const { t } = useLang();
-  const { lat, lng, tileUrl, attribution } = props;
+  const { lat, lng, tiles } = props;
+  const tilesKey = tileConfigKey(tiles);
   const boxRef = useRef<HTMLDivElement>(null);
   const mapRef = useRef<L.Map | null>(null);
   const markerRef = useRef<L.Marker | null>(null);
   const [tilesLoaded, setTilesLoaded] = useState(false);
   // Read by the map set-up, which runs again only for a new tile server.
-  const latest = useRef({ lat, lng, onFailed: props.onFailed, label: "" });
+  const latest = useRef({ lat, lng, tiles, onFailed: props.onFailed, label: "" });
   latest.current = {
     lat,
     lng,
+    tiles,
     onFailed: props.onFailed,
     label: `${t("device.location.tileMapLabel")}: ${formatLatLng(lat, lng)}`,
   };
 
   useEffect(() => {
+    // A new tile configuration (its key) sets the map up anew.
+    void tilesKey;
     const box = boxRef.current;
     if (!box) return;
-    const { lat: lat0, lng: lng0, label } = latest.current;
+    const { lat: lat0, lng: lng0, label, tiles: config } = latest.current;
+    // WGS-84 shifted onto GCJ-02 tiles (MAP_TILE_CRS), as on the cloud map.
+    const at = toTileLatLng(config.mapTileCrs, lat0, lng0);
     const map = L.map(box, {
-      center: [lat0, lng0],
+      center: at,
       zoom: ZOOM,
       // Inside a scrolling drawer the wheel scrolls the drawer; +/- and dragging still work.
       scrollWheelZoom: false,
     });
-    let loaded = false;
-    let failed = false;
-    const fail = () => {
-      if (loaded || failed) return;
-      failed = true;
-      latest.current.onFailed();
-    };
-    const timer = setTimeout(fail, FIRST_TILE_TIMEOUT_MS);
-    L.tileLayer(tileUrl, { attribution, maxZoom: 18 })
-      .on("tileload", () => {
-        if (loaded || failed) return;
-        loaded = true;
-        clearTimeout(timer);
-        setTilesLoaded(true);
-      })
-      // One tile failing after others loaded is a gap, not an unusable map.
-      .on("tileerror", fail)
-      .addTo(map);
-    markerRef.current = L.marker([lat0, lng0], {
+    const watched = addWatchedTiles(map, config, {
+      onLoaded: () => setTilesLoaded(true),
+      onFailed: () => latest.current.onFailed(),
+    });
+    markerRef.current = L.marker(at, {
       icon: L.divIcon({
         className: "kw-mini-map-marker",
         html: `<span data-testid="device-location-pin">${PIN_SVG}</span>`,
@@ -140,19 +121,21 @@ function TileMap(props: {
     const resize = new ResizeObserver(() => map.invalidateSize());
     resize.observe(box);
     return () => {
-      clearTimeout(timer);
+      watched.stop();
       resize.disconnect();
       map.remove();
       mapRef.current = null;
       markerRef.current = null;
     };
-  }, [tileUrl, attribution]);
+  }, [tilesKey]);
 
   // A new fix moves the pin and the view, keeping the zoom the user chose.
+  const crs = tiles.mapTileCrs;
   useEffect(() => {
-    markerRef.current?.setLatLng([lat, lng]);
-    mapRef.current?.panTo([lat, lng], { animate: false });
-  }, [lat, lng]);
+    const at = toTileLatLng(crs, lat, lng);
+    markerRef.current?.setLatLng(at);
+    mapRef.current?.panTo(at, { animate: false });
+  }, [crs, lat, lng]);
 
   return (
     <div

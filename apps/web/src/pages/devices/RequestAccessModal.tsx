@@ -6,6 +6,7 @@ import {
   addVisitBody,
   checkMachinePwdBody,
   HW,
+  LIMITS,
   type ScanCodeResult,
 } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -189,7 +190,9 @@ export function RequestAccessModal({
             <Form.Item name="message" label={t("access.request.message")} rules={[rule("message")]}>
               <Input
                 placeholder={t("access.messagePlaceholder")}
-                count={{ show: true, max: 15 }}
+                // Typing stops at the SPEC §5 limit; the shared rule still refuses a longer value.
+                maxLength={LIMITS.visitMessage.max}
+                showCount
                 autoFocus
                 data-testid="request-message"
               />

@@ -31,7 +31,15 @@ import { formatDateTime } from "../../lib/format.ts";
 import { PATHS } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { MachineCode } from "../devices/MachineParts.tsx";
-import { CardStateTag, ExpiryText, LagNote, LastRead, testId, WarningTags } from "./parts.tsx";
+import {
+  CardStateTag,
+  ExpiryText,
+  LagNote,
+  LastRead,
+  PlanName,
+  testId,
+  WarningTags,
+} from "./parts.tsx";
 
 /**
  * /iotCard/:iccid: one card — identity, state, plan, traffic used / left with its history
@@ -227,7 +235,9 @@ function CardDetail({ detail, eid }: { detail: IotCardDetail; eid: number }) {
             <Descriptions.Item label={t("iotCard.carrier")}>
               {t(`iotCard.carriers.${card.carrier}`)}
             </Descriptions.Item>
-            <Descriptions.Item label={t("iotCard.plan")}>{card.plan_name || "-"}</Descriptions.Item>
+            <Descriptions.Item label={t("iotCard.plan")}>
+              <PlanName name={card.plan_name} />
+            </Descriptions.Item>
             <Descriptions.Item label={t("iotCard.expiry")}>
               <ExpiryText card={card} />
             </Descriptions.Item>

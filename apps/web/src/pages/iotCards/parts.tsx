@@ -5,6 +5,7 @@ import {
   IOT_CARD_REFRESH,
   type IotCardState,
   type IotCardView,
+  type Lang,
   readErrorOf,
 } from "@keyway/shared";
 import { Alert, Progress, Tag, Tooltip, Typography } from "antd";
@@ -127,6 +128,31 @@ export function LastRead({ card }: { card: IotCardView }) {
       )}
     </span>
   );
+}
+
+/** Words of a plan name: Chinese ones, Latin ones (not units like GB), and the rest. */
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+const LATIN_WORD = /^[A-Za-z]+[.,;:)]*$/;
+const UNIT = /^(?:[KMGT]B|[KMGT]iB|[2345]G)$/i;
+
+/**
+ * The plan name in the UI language. A carrier's name is its own text (OneLink: Chinese); a
+ * name given in both languages — "1 GB 月包 monthly", as the simulator carrier names its
+ * plans — keeps the words of the UI language and the neutral ones (figures, units). A name
+ * in one language is shown as the carrier gave it.
+ */
+export function planNameIn(name: string, lang: Lang): string {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  const isLatin = (w: string) => LATIN_WORD.test(w) && !UNIT.test(w);
+  const hasCjk = words.some((w) => CJK.test(w));
+  if (!hasCjk || !words.some(isLatin)) return name.trim();
+  return words.filter((w) => (lang === "en" ? !CJK.test(w) : !isLatin(w))).join(" ");
+}
+
+/** A card's plan name as the user reads it (the same on the desktop and the phone). */
+export function PlanName({ name }: { name: string }) {
+  const { lang } = useLang();
+  return <span data-testid="iot-plan-name">{name ? planNameIn(name, lang) : "-"}</span>;
 }
 
 /** SPEC §9: card figures lag 6-12 hours; said wherever they are shown. */

@@ -1,6 +1,6 @@
-import { ALARM_POPUP_JUMP_MINUTES, alarmLevelKey } from "@keyway/shared";
+import { NOTIFICATION_DURATION_S } from "@keyway/shared";
 import { useQueryClient } from "@tanstack/react-query";
-import { App, Button, Space, Tag, Typography } from "antd";
+import { App } from "antd";
 import { useEffect, useRef } from "react";
 import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
@@ -11,7 +11,7 @@ import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { getToken, signOutLocally } from "../../lib/session.ts";
 import { PATHS, PERSONAL_DEVICES_ROUTE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
-import { ALARM_LEVEL_COLORS } from "../devices/machine.ts";
+import { useAlarmPopup } from "./AlarmPopup.tsx";
 
 const testId = (id: string) => ({ "data-testid": id }) as object;
 
@@ -22,7 +22,6 @@ interface AlarmPush {
   content?: string;
   deviceName?: string;
 }
-const JUMP_MS = ALARM_POPUP_JUMP_MINUTES * 60_000;
 
 /** Where the new-alarm pop-up leads: the personal list with the device's alarms open. */
 export function alarmJumpPath(deviceId: number): string {
@@ -33,11 +32,10 @@ export function alarmJumpPath(deviceId: number): string {
  * The push channel of the signed-in user (SPEC §4 "Push channel"), run by the main layout:
  * connects with the session token, closes on logout (unmount). Each push refreshes the
  * message centre and the unread badge (also fed by GET /msg/v1/totalUnread); a new alarm
- * refreshes the alarm centre and pops up a notification with the device, level and content
- * (one per device, the newest replacing the last), a link to the alarm centre and View, which
- * leads to the device's alarms — by itself after ALARM_POPUP_JUMP_MINUTES unless dismissed
- * (docs/decisions.md 51); a logout push (login elsewhere) clears the token, stops the channel
- * and asks to log in again.
+ * refreshes the alarm centre and goes to the alarm pop-up (AlarmPopup.tsx: one notice for
+ * all new alarms, Confirm where allowed, the jump after ALARM_POPUP_JUMP_MINUTES, docs/
+ * decisions.md 51); other notices keep NOTIFICATION_DURATION_S; a logout push (login
+ * elsewhere) clears the token, stops the channel and asks to log in again.
  */
 export function usePushChannel(): void {
   const { t } = useLang();
@@ -50,108 +48,30 @@ export function usePushChannel(): void {
 
   useUnreadSync();
 
+  const alarmPopup = useAlarmPopup({
+    variant: "desktop",
+    onView: (deviceId) => {
+      // The device detail lives in the personal list.
+      selectContext(null);
+      navigate(alarmJumpPath(deviceId));
+    },
+    onCentre: () => navigate(PATHS.alarmCenter),
+  });
+
   // The latest texts and callbacks for the long-lived subscription.
   const latest = useRef({
     t,
     modal,
     notification,
-    navigate,
     queryClient,
     setUnread,
-    selectContext,
+    alarmPopup,
   });
-  latest.current = { t, modal, notification, navigate, queryClient, setUnread, selectContext };
+  latest.current = { t, modal, notification, queryClient, setUnread, alarmPopup };
 
   useEffect(() => {
     const token = getToken();
     if (!token || userId === null) return;
-    const timers = new Map<number, number>();
-
-    const jumpToAlarms = (deviceId: number) => {
-      const { notification, navigate, selectContext } = latest.current;
-      window.clearTimeout(timers.get(deviceId));
-      timers.delete(deviceId);
-      notification.destroy(`alarm-${deviceId}`);
-      // The device detail lives in the personal list.
-      selectContext(null);
-      navigate(alarmJumpPath(deviceId));
-    };
-
-    const toAlarmCentre = (deviceId: number) => {
-      const { notification, navigate } = latest.current;
-      window.clearTimeout(timers.get(deviceId));
-      timers.delete(deviceId);
-      notification.destroy(`alarm-${deviceId}`);
-      navigate(PATHS.alarmCenter);
-    };
-
-    const popAlarm = (deviceId: number, deviceCode: string, alarm: AlarmPush) => {
-      const { notification, t } = latest.current;
-      const band = alarm.level === undefined ? undefined : alarmLevelKey(alarm.level);
-      const key = `alarm-${deviceId}`;
-      window.clearTimeout(timers.get(deviceId));
-      timers.set(
-        deviceId,
-        window.setTimeout(() => jumpToAlarms(deviceId), JUMP_MS),
-      );
-      notification.warning({
-        key,
-        title: t("push.alarmTitle"),
-        description: (
-          <span data-testid="alarm-popup" data-device={deviceId} data-alarm={alarm.alarmId}>
-            <Space size={6} wrap>
-              <Typography.Text strong data-testid="alarm-popup-device">
-                {alarm.deviceName || deviceCode}
-              </Typography.Text>
-              {band && (
-                <Tag color={ALARM_LEVEL_COLORS[band]} className="kw-tag-tight">
-                  {t(`device.alarm.levels.${band}`)}
-                </Tag>
-              )}
-            </Space>
-            <br />
-            {alarm.content ? (
-              <span className="kw-break" data-testid="alarm-popup-content">
-                {alarm.content}
-              </span>
-            ) : (
-              <>
-                {t("push.alarmBody")} <Typography.Text code>{deviceCode}</Typography.Text>
-              </>
-            )}
-            <br />
-            <Typography.Text type="secondary" className="kw-small">
-              {t("push.alarmJumpHint", { minutes: ALARM_POPUP_JUMP_MINUTES })}
-            </Typography.Text>
-          </span>
-        ),
-        duration: false,
-        actions: (
-          <Space size={8}>
-            <Button
-              size="small"
-              onClick={() => toAlarmCentre(deviceId)}
-              {...testId("alarm-popup-centre")}
-            >
-              {t("push.alarmCentre")}
-            </Button>
-            <Button
-              type="primary"
-              size="small"
-              onClick={() => jumpToAlarms(deviceId)}
-              {...testId("alarm-popup-view")}
-            >
-              {t("push.view")}
-            </Button>
-          </Space>
-        ),
-        onClose: () => {
-          window.clearTimeout(timers.get(deviceId));
-          timers.delete(deviceId);
-        },
-      });
-    };
-
     const loggedOut = () => {
       const { modal, t } = latest.current;
       // SPEC §4: clear the token, close the channel, prompt to log in again.
@@ -169,7 +89,7 @@ export function usePushChannel(): void {
     };
 
     const handle = (event: PushEvent) => {
-      const { queryClient, setUnread, notification, t } = latest.current;
+      const { queryClient, setUnread, notification, t, alarmPopup } = latest.current;
       const body = event.body as
         | ({
             totalUnreadMsg?: number;
@@ -189,7 +109,7 @@ export function usePushChannel(): void {
           }
           void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
           if (event.scene === "ws.device.alarm.resp" && body?.deviceId) {
-            popAlarm(body.deviceId, body.deviceCode ?? "", body);
+            alarmPopup.add({ ...body, deviceId: body.deviceId, deviceCode: body.deviceCode ?? "" });
           }
           break;
         case "ws.device.visit.resp":
@@ -202,7 +122,11 @@ export function usePushChannel(): void {
           break;
         case "ws.mass.texting.resp":
           if (body?.content)
-            notification.info({ title: t("push.massTexting"), description: body.content });
+            notification.info({
+              title: t("push.massTexting"),
+              description: body.content,
+              duration: NOTIFICATION_DURATION_S,
+            });
           break;
         default:
           break;
@@ -221,10 +145,6 @@ export function usePushChannel(): void {
       onLogout: loggedOut,
       onReconnect: reconnected,
     });
-    return () => {
-      connection.close();
-      for (const timer of timers.values()) window.clearTimeout(timer);
-      timers.clear();
-    };
+    return () => connection.close();
   }, [userId]);
 }

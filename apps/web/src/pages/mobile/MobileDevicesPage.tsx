@@ -35,8 +35,9 @@ export function MobileDevicesPage() {
 /**
  * The personal device list on the phone (POST /machine/select, the desktop's call): name,
  * machine code, identity and the live online state (machineStates, polled like the desktop
- * list), search by name, alias or code; a tap opens the device. "+" asks for a visit or a
- * bind of someone else's device by its machine code.
+ * list), search by name, alias or code; a tap opens the device. "+" (and, on an empty list,
+ * a "Request access" button) asks for a visit or a bind of someone else's device by its
+ * machine code alone, without the device password.
  */
 function PersonalDevices() {
   const { t } = useLang();
@@ -78,6 +79,19 @@ function PersonalDevices() {
         devices={devices}
         list={list}
         emptyText={debounced ? t("m.devices.noMatch") : t("m.devices.empty")}
+        emptyAction={
+          debounced ? undefined : (
+            <Button
+              block
+              color="primary"
+              fill="outline"
+              onClick={() => setRequesting(true)}
+              data-testid="m-devices-empty-request"
+            >
+              {t("access.byCode.button")}
+            </Button>
+          )
+        }
         renderItem={(m) => (
           <List.Item
             key={m.machine_id}
@@ -180,6 +194,7 @@ function DeviceListBody<M>({
   devices,
   list,
   emptyText,
+  emptyAction,
   listTestId,
   renderItem,
 }: {
@@ -188,6 +203,8 @@ function DeviceListBody<M>({
   devices: UseQueryResult<{ total?: number }>;
   list: readonly M[];
   emptyText: string;
+  /** Under the empty state of an unfiltered list: what to do first. */
+  emptyAction?: ReactNode;
   listTestId?: string;
   renderItem: (machine: M) => ReactNode;
 }) {
@@ -210,6 +227,9 @@ function DeviceListBody<M>({
           emptyText={emptyText}
           testId="m-devices"
         />
+        {emptyAction && devices.isSuccess && list.length === 0 && (
+          <div className="kwm-actions">{emptyAction}</div>
+        )}
         {list.length > 0 && (
           <List
             header={t("device.total", { total: devices.data?.total ?? list.length })}

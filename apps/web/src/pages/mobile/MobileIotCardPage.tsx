@@ -9,6 +9,7 @@ import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { MOBILE } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
+import { PlanName } from "../iotCards/parts.tsx";
 import { ListState, MobileHeader } from "./parts.tsx";
 
 /**
@@ -90,7 +91,7 @@ export function MobileIotCardPage() {
             </List.Item>
           </List>
           <List mode="card" header={t("iotCard.trafficTitle")}>
-            <List.Item extra={view.plan_name || "-"}>{t("iotCard.plan")}</List.Item>
+            <List.Item extra={<PlanName name={view.plan_name} />}>{t("iotCard.plan")}</List.Item>
             <List.Item
               description={
                 view.used_percent !== null && <ProgressBar percent={view.used_percent} />

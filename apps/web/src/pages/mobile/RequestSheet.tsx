@@ -6,18 +6,21 @@ import {
   addVisitBody,
   checkMachinePwdBody,
   HW,
+  LIMITS,
   type ScanCodeResult,
-  scanCodeCheckBody,
 } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Input, NoticeBar, Popup, Result, Selector } from "antd-mobile";
 import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
 import { accessApi } from "../../api/access.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useLang } from "../../i18n/index.ts";
 import { browserName, terminalUUID } from "../../lib/terminal.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
+import { MOBILE } from "../../paths.ts";
+import { machineCodeForm, standingOf } from "../devices/codeLookup.tsx";
 import { useMobileZodRule } from "./zodRule.ts";
 
 const visitBase = addVisitBody.pick({ message: true });
@@ -36,10 +39,12 @@ type Outcome =
 
 /**
  * Ask to visit or to be bound to a device (POST /v1/audit/addVisit, /addBind — the desktop's
- * calls) from the phone: by machine code (looked up with scanCodeCheck) or for a device
- * already known (`device`); a leave message (≤ 15 characters), a remark for binds, the
- * device password in Akey+password mode. Every outcome is told: sent with the request
- * number, granted, or the server's refusal (black list, already administrator, …).
+ * calls) from the phone: by machine code alone (the shared code rule, then scanCodeCheck; no
+ * device password) or for a device already known (`device`); a leave message (≤ 15
+ * characters, typing stops there), a remark for binds, the device password only in
+ * Akey+password mode. A looked-up code that cannot be asked for says why at once (unknown
+ * code, black list, already in the list, nobody owns it yet) like the desktop's dialogs.
+ * Every outcome is told: sent with the request number, granted, or the server's refusal.
  */
 export function RequestSheet({
   visible,
@@ -53,6 +58,7 @@ export function RequestSheet({
   initialKind?: AccessKind;
 }) {
   const { t } = useLang();
+  const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [device, setDevice] = useState<ScanCodeResult | undefined>(known);
   const [kind, setKind] = useState<AccessKind>(initialKind);
@@ -60,8 +66,12 @@ export function RequestSheet({
   const [lookupError, setLookupError] = useState<string | null>(null);
   const [codeForm] = Form.useForm<{ machineCode: string }>();
   const [form] = Form.useForm();
-  const codeRule = useMobileZodRule(scanCodeCheckBody);
+  const codeRule = useMobileZodRule(machineCodeForm);
   const passwordMode = device?.check_type === 1;
+  // A device known by the caller (from its page) is asked for as before; a looked-up one
+  // only when someone else owns it.
+  const standing = device && !known ? standingOf(device) : "taken";
+  const messageLength = String(Form.useWatch("message", form) ?? "").length;
   const schema =
     SCHEMAS[passwordMode ? (kind === "visit" ? "visitPassword" : "bindPassword") : kind];
   const rule = useMobileZodRule(schema);
@@ -79,7 +89,14 @@ export function RequestSheet({
     mutationFn: (machineCode: string) => accessApi.scanCodeCheck(machineCode),
     meta: { silent: true },
     onSuccess: (found) => setDevice(found),
-    onError: (error) => setLookupError(error.message),
+    onError: (error) => {
+      if (error instanceof ApiError && error.kind === "session") return;
+      setLookupError(
+        error instanceof ApiError && error.is(HW.MACHINE_CODE_NOT_FOUND.code)
+          ? t("access.lookup.notFound")
+          : error.message,
+      );
+    },
   });
   const send = useMutation({
     mutationFn: (body: Parameters<typeof accessApi.request>[1]) => accessApi.request(kind, body),
@@ -134,7 +151,7 @@ export function RequestSheet({
             layout="vertical"
             onFinish={(v) => {
               setLookupError(null);
-              lookUp.mutate(parseForm(scanCodeCheckBody, v).machineCode);
+              lookUp.mutate(parseForm(machineCodeForm, v).machineCode);
             }}
             footer={
               <Button
@@ -208,69 +225,135 @@ export function RequestSheet({
               )}
             </div>
             {device.blacklisted && (
-              <NoticeBar color="error" wrap content={t("access.request.blacklisted")} />
+              <NoticeBar
+                color="error"
+                wrap
+                content={t("access.request.blacklisted")}
+                data-testid="m-request-blacklisted"
+              />
             )}
-            {!device.has_akey && <NoticeBar color="alert" wrap content={t("m.request.noOwner")} />}
-            <Selector
-              columns={2}
-              value={[kind]}
-              onChange={(v) => v[0] && setKind(v[0])}
-              options={[
-                { label: t("access.requestVisit"), value: "visit" as const },
-                { label: t("access.requestBind"), value: "bind" as const },
-              ]}
-              data-testid="m-request-kind"
-            />
-            <p className="kwm-hint">
-              {passwordMode ? t("access.request.passwordHint") : t("access.request.approvalHint")}
-            </p>
-            <Form
-              form={form}
-              key={kind}
-              layout="vertical"
-              initialValues={{ message: "", remarks: "" }}
-              onFinish={submit}
-              footer={
+            {!device.has_akey && (
+              <NoticeBar
+                color="alert"
+                wrap
+                content={t("m.request.noOwner")}
+                data-testid="m-request-no-owner"
+              />
+            )}
+            {standing === "mine" && (
+              <>
+                <NoticeBar
+                  color="info"
+                  wrap
+                  content={t("access.lookup.mineTitle")}
+                  data-testid="m-request-mine"
+                />
                 <Button
                   block
                   color="primary"
-                  type="submit"
-                  loading={send.isPending}
-                  data-testid="m-request-submit"
+                  className="kwm-mt"
+                  onClick={() => {
+                    onClose();
+                    navigate(`${MOBILE.device}/${device.machine_id}`);
+                  }}
+                  data-testid="m-request-open-device"
                 >
-                  {passwordMode ? t("access.request.submitPassword") : t("access.request.submit")}
+                  {t("m.request.openDevice")}
                 </Button>
-              }
-            >
-              {kind === "bind" && (
-                <Form.Item name="remarks" label={t("device.remark")} rules={[rule("remarks")]}>
-                  <Input
-                    placeholder={t("device.remarkPlaceholder")}
-                    data-testid="m-request-remarks"
-                  />
-                </Form.Item>
-              )}
-              <Form.Item
-                name="message"
-                label={t("access.request.message")}
-                rules={[rule("message")]}
-              >
-                <Input
-                  placeholder={t("access.messagePlaceholder")}
-                  maxLength={15}
-                  data-testid="m-request-message"
+              </>
+            )}
+            {standing === "taken" && (
+              <>
+                <Selector
+                  columns={2}
+                  value={[kind]}
+                  onChange={(v) => v[0] && setKind(v[0])}
+                  options={[
+                    { label: t("access.requestVisit"), value: "visit" as const },
+                    { label: t("access.requestBind"), value: "bind" as const },
+                  ]}
+                  data-testid="m-request-kind"
                 />
-              </Form.Item>
-              {passwordMode && (
-                <Form.Item name="password" label={t("device.password")} rules={[rule("password")]}>
-                  <Input
-                    type="password"
-                    placeholder={t("device.passwordPlaceholder")}
-                    data-testid="m-request-password"
-                  />
-                </Form.Item>
-              )}
-            </Form>
+                <p className="kwm-hint">
+                  {passwordMode
+                    ? t("access.request.passwordHint")
+                    : t("access.request.approvalHint")}
+                </p>
+                <Form
+                  form={form}
+                  key={kind}
+                  layout="vertical"
+                  initialValues={{ message: "", remarks: "" }}
+                  onFinish={submit}
+                  footer={
+                    <Button
+                      block
+                      color="primary"
+                      type="submit"
+                      loading={send.isPending}
+                      data-testid="m-request-submit"
+                    >
+                      {passwordMode
+                        ? t("access.request.submitPassword")
+                        : t("access.request.submit")}
+                    </Button>
+                  }
+                >
+                  {kind === "bind" && (
+                    <Form.Item name="remarks" label={t("device.remark")} rules={[rule("remarks")]}>
+                      <Input
+                        placeholder={t("device.remarkPlaceholder")}
+                        data-testid="m-request-remarks"
+                      />
+                    </Form.Item>
+                  )}
+                  <Form.Item
+                    name="message"
+                    label={t("access.request.message")}
+                    rules={[rule("message")]}
+                    extra={
+                      <span className="kwm-hint" data-testid="m-request-message-count">
+                        {messageLength} / {LIMITS.visitMessage.max}
+                      </span>
+                    }
+                  >
+                    <Input
+                      placeholder={t("access.messagePlaceholder")}
+                      // Typing stops at the SPEC §5 limit; the shared rule still checks it.
+                      maxLength={LIMITS.visitMessage.max}
+                      data-testid="m-request-message"
+                    />
+                  </Form.Item>
+                  {passwordMode && (
+                    <Form.Item
+                      name="password"
+                      label={t("device.password")}
+                      rules={[rule("password")]}
+                    >
+                      <Input
+                        type="password"
+                        placeholder={t("device.passwordPlaceholder")}
+                        data-testid="m-request-password"
+                      />
+                    </Form.Item>
+                  )}
+                </Form>
+              </>
+            )}
+            {!known && (
+              <Button
+                block
+                fill="none"
+                className="kwm-mt"
+                onClick={() => {
+                  setDevice(undefined);
+                  setLookupError(null);
+                }}
+                data-testid="m-request-other-code"
+              >
+                {t("m.request.otherCode")}
+              </Button>
+            )}
           </>
         )}
       </div>

@@ -1,20 +1,24 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { Dialog, Toast } from "antd-mobile";
+import { Dialog } from "antd-mobile";
 import { useEffect, useRef } from "react";
+import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
 import { connectPush, type PushEvent } from "../../api/push.ts";
 import { useUnreadSync } from "../../api/useUnreadSync.ts";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { getToken } from "../../lib/session.ts";
+import { MOBILE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
+import { useAlarmPopup } from "../layout/AlarmPopup.tsx";
 import { useMobileSignOut } from "./useSignOut.ts";
 
 /**
  * The push channel on the phone (SPEC §4): the same channel as the desktop's, told the
  * phone's way — each push refreshes the messages, alarms and devices on screen and the
- * unread badge; a new alarm shows a short toast (the alarms tab has the rest); a logout push
- * (login elsewhere) clears the token and asks to log in again.
+ * unread badge; new alarms go to the desktop's alarm pop-up (AlarmPopup.tsx: one summary,
+ * Confirm where allowed), above the tab bar, leading to the device or the alarms tab; a
+ * logout push (login elsewhere) clears the token and asks to log in again.
  */
 export function useMobilePush(): void {
   const { t } = useLang();
@@ -24,18 +28,27 @@ export function useMobilePush(): void {
   useUnreadSync();
 
   const signOut = useMobileSignOut();
-  const latest = useRef({ t, queryClient, setUnread, signOut });
-  latest.current = { t, queryClient, setUnread, signOut };
+  const navigate = useNavigate();
+  const alarmPopup = useAlarmPopup({
+    variant: "phone",
+    onView: (deviceId) => navigate(`${MOBILE.device}/${deviceId}`),
+    onCentre: () => navigate(MOBILE.alarms),
+  });
+  const latest = useRef({ t, queryClient, setUnread, signOut, alarmPopup });
+  latest.current = { t, queryClient, setUnread, signOut, alarmPopup };
 
   useEffect(() => {
     const token = getToken();
     if (!token || userId === null) return;
     const handle = (event: PushEvent) => {
-      const { queryClient, setUnread, t } = latest.current;
+      const { queryClient, setUnread, alarmPopup } = latest.current;
       const body = event.body as {
         totalUnreadMsg?: number;
+        deviceId?: number;
         deviceCode?: string;
         deviceName?: string;
+        alarmId?: number;
+        level?: number;
         content?: string;
       } | null;
       if (typeof body?.totalUnreadMsg === "number") setUnread(body.totalUnreadMsg);
@@ -43,14 +56,8 @@ export function useMobilePush(): void {
       if (event.scene === "ws.device.alarm.resp" || event.scene === "ws.device.voice.resp") {
         void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
         void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
-        if (event.scene === "ws.device.alarm.resp") {
-          Toast.show({
-            content: `${t("push.alarmTitle")}: ${body?.deviceName || body?.deviceCode || ""}${
-              body?.content ? ` · ${body.content}` : ""
-            }`,
-            position: "top",
-            duration: 3000,
-          });
+        if (event.scene === "ws.device.alarm.resp" && body?.deviceId) {
+          alarmPopup.add({ ...body, deviceId: body.deviceId, deviceCode: body.deviceCode ?? "" });
         }
       }
       if (event.scene === "ws.device.visit.resp" || event.scene === "ws.device.bind.resp") {

@@ -2,6 +2,7 @@ import {
   type AccessRequestView,
   addVisitBody,
   isFinalAuditState,
+  LIMITS,
   type MessageBox,
   type MessageView,
   type ReplyResult,
@@ -235,7 +236,8 @@ function ReplyPanel({ msgId, request }: { msgId: number; request: AccessRequestV
         <Form.Item name="message" label={t("access.reply.message")} rules={[rule("message")]}>
           <Input
             placeholder={t("access.messagePlaceholder")}
-            count={{ show: true, max: 15 }}
+            maxLength={LIMITS.visitMessage.max}
+            showCount
             data-testid="reply-message"
           />
         </Form.Item>

@@ -23,6 +23,7 @@ import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
+import { useAppStore } from "../../store/app.ts";
 import { MachineCode } from "../devices/MachineParts.tsx";
 import { AuditQueryModal } from "./AuditQueryModal.tsx";
 import { AuditStateTag, MessageTypeTag, messageTypeKey } from "./audit.tsx";
@@ -92,6 +93,13 @@ export function MsgCenterPage() {
   const list = messages.data?.list ?? [];
   const total = messages.data?.total ?? 0;
   const outbox = box === "outbox";
+  // "Mark all read" marks the whole box, whatever the filters show: it follows the inbox's
+  // unread count the navigation badge shows (pushes and GET totalUnread keep it), not the
+  // length of the filtered page, which may be empty while messages are unread. Unread rows
+  // on the page count too, in case the count has not caught up yet. What the user sent is
+  // never unread (the outbox).
+  const unreadTotal = useAppStore((s) => s.messageCenter.totalUnreadMsg);
+  const hasUnread = !outbox && (unreadTotal > 0 || list.some((m) => !m.read));
 
   const columns: TableProps<MessageView>["columns"] = [
     ...(outbox
@@ -289,7 +297,7 @@ export function MsgCenterPage() {
           <Button
             icon={<CheckOutlined />}
             loading={readAll.isPending}
-            disabled={list.length === 0}
+            disabled={!hasUnread}
             onClick={() => readAll.mutate()}
             data-testid="msg-read-all"
           >

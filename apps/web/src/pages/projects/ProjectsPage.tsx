@@ -1,8 +1,9 @@
 import { FolderOpenOutlined, PlusOutlined } from "@ant-design/icons";
 import { HW } from "@keyway/shared";
-import { useQuery } from "@tanstack/react-query";
-import { Button, Card, Empty, Flex, Result, Table, type TableProps, Typography } from "antd";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { App, Button, Card, Empty, Flex, Result, Table, type TableProps, Typography } from "antd";
 import { useState } from "react";
+import { enterpriseAdminApi, enterprisesApi } from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { type ProjectListQuery, type ProjectView, projectsApi } from "../../api/projects.ts";
@@ -106,7 +107,9 @@ function Projects({ query, name }: { query: ProjectListQuery; name: string }) {
         title={disabled ? t("project.disabled") : refused ? error.message : t("project.loadFailed")}
         subTitle={refused ? t("project.refused") : disabled ? undefined : error.message}
         extra={
-          refused || disabled ? undefined : (
+          disabled ? (
+            <TurnOnProjects eid={query.eid} onDone={() => projects.refetch()} />
+          ) : refused ? undefined : (
             <Button onClick={() => projects.refetch()}>{t("common.retry")}</Button>
           )
         }
@@ -196,5 +199,53 @@ function Projects({ query, name }: { query: ProjectListQuery; name: string }) {
       <KeyModal secretKey={newKey} onClose={() => setNewKey(null)} />
       <ProjectDrawer project={open} query={query} onClose={() => setOpenId(null)} />
     </div>
+  );
+}
+
+/**
+ * Projects are off for this enterprise: who may switch them on (an admin of a user-created
+ * enterprise) gets the switch here; others read who can.
+ */
+function TurnOnProjects({ eid, onDone }: { eid: number; onDone: () => void }) {
+  const { t } = useLang();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const permission = useQuery({
+    queryKey: queryKeys.enterprisePermission(eid),
+    queryFn: () => enterprisesApi.permission(eid),
+    meta: { silent: true },
+  });
+  const set = useMutation({ mutationFn: enterpriseAdminApi.setProject });
+  if (!permission.data) return null;
+  if (!permission.data.canSetProject) {
+    return (
+      <Typography.Text type="secondary" data-testid="project-turn-on-hint">
+        {permission.data.isAdmin
+          ? t("entCreate.projectsOperatorHint")
+          : t("entCreate.projectsOffHint")}
+      </Typography.Text>
+    );
+  }
+  return (
+    <Button
+      type="primary"
+      loading={set.isPending}
+      onClick={async () => {
+        try {
+          await set.mutateAsync({ eid, enableProject: 1 });
+        } catch {
+          return; // shown by the client's error handler
+        }
+        message.success(t("entCreate.projectsOn"));
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
+          queryClient.invalidateQueries({ queryKey: queryKeys.userEnterprises }),
+        ]);
+        onDone();
+      }}
+      data-testid="project-turn-on"
+    >
+      {t("entCreate.turnOnProjects")}
+    </Button>
   );
 }
