@@ -386,12 +386,7 @@ describe("the alarm pop-up", () => {
         const page = await context.newPage();
         page.setDefaultTimeout(20_000);
         try {
-          await page.goto(platform.url(`/mobile/login?language=${language}`));
-          await page.click(tid("m-login-tab-email"));
-          await page.fill(`${tid("m-login-email")} input`, DEMO_ACCOUNTS.user.email);
-          await page.fill(`${tid("m-login-password")} input`, DEMO_ACCOUNTS.user.password);
-          await page.click(tid("m-login-submit"));
-          await page.waitForSelector(tid("m-devices"));
+          await platform.logInPhone(page, DEMO_ACCOUNTS.user, language);
           await raise(`Phone ${suffix} 1`);
           await raise(`Phone ${suffix} 2`);
           const popup = popupOf(page);

@@ -98,6 +98,19 @@ export async function startPlatform(
       await page.click(tid("login-submit"));
       await page.waitForSelector(tid("side-nav"));
     },
+    /** Logs in on the phone's login page by e-mail (the demo user unless told); lands on its device list. */
+    async logInPhone(
+      page: Page,
+      who: { email: string; password: string } = DEMO_ACCOUNTS.user,
+      language = "en",
+    ) {
+      await page.goto(`http://${host}:${port}/mobile/login?language=${language}`);
+      await page.click(tid("m-login-tab-email"));
+      await page.fill(`${tid("m-login-email")} input`, who.email);
+      await page.fill(`${tid("m-login-password")} input`, who.password);
+      await page.click(tid("m-login-submit"));
+      await page.waitForSelector(tid("m-devices"));
+    },
     async close() {
       await browser.close();
       await app.close();

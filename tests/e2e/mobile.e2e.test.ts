@@ -67,14 +67,8 @@ async function phone(): Promise<[BrowserContext, Page]> {
 }
 
 /** The mobile login by e-mail; lands on the device list. */
-async function logIn(page: Page, who: { email: string; password: string }, language = "en") {
-  await page.goto(platform.url(`/mobile/login?language=${language}`));
-  await page.click(tid("m-login-tab-email"));
-  await page.fill(`${tid("m-login-email")} input`, who.email);
-  await page.fill(`${tid("m-login-password")} input`, who.password);
-  await page.click(tid("m-login-submit"));
-  await page.waitForSelector(tid("m-devices"));
-}
+const logIn = (page: Page, who: { email: string; password: string }, language = "en") =>
+  platform.logInPhone(page, who, language);
 
 describe("the mobile route on a phone", () => {
   it("sends a phone from desktop routes to /mobile, logs in, lists, searches and connects", async () => {

@@ -101,15 +101,8 @@ function countLookups(page: Page) {
   return seen;
 }
 
-/** The mobile login by e-mail; lands on the device list. */
-async function mobileLogIn(page: Page, who: { email: string; password: string }) {
-  await page.goto(platform.url("/mobile/login?language=en"));
-  await page.click(tid("m-login-tab-email"));
-  await page.fill(`${tid("m-login-email")} input`, who.email);
-  await page.fill(`${tid("m-login-password")} input`, who.password);
-  await page.click(tid("m-login-submit"));
-  await page.waitForSelector(tid("m-devices"));
-}
+const mobileLogIn = (page: Page, who: { email: string; password: string }) =>
+  platform.logInPhone(page, who);
 
 /** Lets animations settle before a screenshot. */
 const settle = (page: Page) => page.waitForTimeout(600);

@@ -416,12 +416,7 @@ describe("the 4G plan name", { timeout: 180_000 }, () => {
       const page = await context.newPage();
       page.setDefaultTimeout(30_000);
       try {
-        await page.goto(platform.url(`/mobile/login?language=${language}`));
-        await page.click(tid("m-login-tab-email"));
-        await page.fill(`${tid("m-login-email")} input`, DEMO_ACCOUNTS.user.email);
-        await page.fill(`${tid("m-login-password")} input`, DEMO_ACCOUNTS.user.password);
-        await page.click(tid("m-login-submit"));
-        await page.waitForSelector(tid("m-devices"));
+        await platform.logInPhone(page, DEMO_ACCOUNTS.user, language);
         await page.goto(platform.url(`/mobile/iotCard/${DEMO_ICCID}`));
         const plan = page.locator(`${tid("m-iot-card")} ${tid("iot-plan-name")}`);
         await plan.waitFor();

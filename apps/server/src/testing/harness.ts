@@ -122,6 +122,15 @@ export async function createHarness(
     return res.body.hwdata.result.token;
   }
 
+  let people = 0;
+  /** A new user signed up by e-mail at a unique address: their token, e-mail, name and id. */
+  async function person(name: string) {
+    const email = `${name.toLowerCase()}${++people}@example.com`;
+    const token = await signUp(email, "secret123", name);
+    const info = await call("POST", "/api/user/selectInfo", { token });
+    return { token, email, name, userId: info.body.hwdata.id as number };
+  }
+
   /** New machine codes from the operator's back-office call (`operator`: their token). */
   async function provision(operator: string, count = 1, model = ""): Promise<ProvisionedDevice[]> {
     const res = await call("POST", "/api/operator/v1/devices/provision", {
@@ -156,6 +165,7 @@ export async function createHarness(
     call,
     lastCode,
     signUp,
+    person,
     login,
     provision,
     addDevice,

@@ -12,7 +12,7 @@ import { alarms } from "../alarms/schema.ts";
  */
 
 let h: Harness;
-let seq = 0;
+const seq = 0;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -40,18 +40,9 @@ async function provision() {
   };
 }
 
-interface Person {
-  token: string;
-  email: string;
-  userId: number;
-}
+type Person = Awaited<ReturnType<Harness["person"]>>;
 
-async function person(name: string): Promise<Person> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  const token = await h.signUp(email, "secret123", name);
-  const info = await h.call("POST", "/api/user/selectInfo", { token });
-  return { token, email, userId: info.body.hwdata.id };
-}
+const person = (name: string) => h.person(name);
 
 /** An owner with a device of their own, plus the device. */
 async function ownedDevice() {

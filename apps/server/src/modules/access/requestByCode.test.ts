@@ -14,7 +14,6 @@ import { createHarness, type Harness } from "../../testing/harness.ts";
 
 let h: Harness;
 let operator: string;
-let seq = 0;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -25,18 +24,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Person {
-  token: string;
-  email: string;
-  userId: number;
-}
+type Person = Awaited<ReturnType<Harness["person"]>>;
 
-async function person(name: string): Promise<Person> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  const token = await h.signUp(email, "secret123", name);
-  const info = await h.call("POST", "/api/user/selectInfo", { token });
-  return { token, email, userId: info.body.hwdata.id };
-}
+const person = (name: string) => h.person(name);
 
 async function ownedDevice(): Promise<{ owner: Person; device: ProvisionedDevice; id: number }> {
   const owner = await person("Owner");

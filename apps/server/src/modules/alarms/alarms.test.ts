@@ -14,7 +14,6 @@ import { PushClient } from "../push/testClient.ts";
 
 let h: Harness;
 let operator: string;
-let seq = 0;
 const clients: MqttClient[] = [];
 
 beforeAll(async () => {
@@ -30,16 +29,9 @@ afterAll(async () => {
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-interface Person {
-  token: string;
-  email: string;
-  name: string;
-}
+type Person = Awaited<ReturnType<Harness["person"]>>;
 
-async function person(name: string): Promise<Person> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  return { token: await h.signUp(email, "secret123", name), email, name };
-}
+const person = (name: string) => h.person(name);
 
 const provision = async () => (await h.provision(operator))[0];
 

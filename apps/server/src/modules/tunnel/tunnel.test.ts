@@ -33,13 +33,8 @@ let echo: { server: Server; port: number };
 let owner: Person;
 let machineID: number;
 let machineCode: string;
-let seq = 0;
 
-interface Person {
-  token: string;
-  email: string;
-  userId: number;
-}
+type Person = Awaited<ReturnType<Harness["person"]>>;
 
 /** Every `*.localhost` name is this machine, as in Chromium. */
 const lookup = ((_host, options, callback) => {
@@ -131,12 +126,7 @@ class TargetWeb {
   }
 }
 
-async function person(name: string): Promise<Person> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  const token = await h.signUp(email, "secret123", name);
-  const info = await h.call("POST", "/api/user/selectInfo", { token });
-  return { token, email, userId: info.body.hwdata.id };
-}
+const person = (name: string) => h.person(name);
 
 let operator: string | undefined;
 async function provision() {

@@ -12,7 +12,6 @@ import { createHarness, type Harness } from "../../testing/harness.ts";
 
 let h: Harness;
 let operator: string;
-let seq = 0;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -23,15 +22,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Person {
-  token: string;
-  email: string;
-}
+type Person = Awaited<ReturnType<Harness["person"]>>;
 
-async function person(name: string): Promise<Person> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  return { token: await h.signUp(email, "secret123", name), email };
-}
+const person = (name: string) => h.person(name);
 
 async function provision(): Promise<ProvisionedDevice> {
   const res = await h.call("POST", "/api/operator/v1/devices/provision", {

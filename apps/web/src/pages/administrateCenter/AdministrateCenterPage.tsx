@@ -1,7 +1,6 @@
 import { ShopOutlined } from "@ant-design/icons";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import {
-  App,
   Avatar,
   Button,
   Card,
@@ -18,11 +17,7 @@ import {
 } from "antd";
 import { useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
-import {
-  type EnterpriseSummary,
-  enterpriseAdminApi,
-  enterprisesApi,
-} from "../../api/enterprises.ts";
+import { type EnterpriseSummary, enterprisesApi } from "../../api/enterprises.ts";
 import { useEnterpriseList, useUserInfo } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { operatorApi } from "../../api/operator.ts";
@@ -35,6 +30,7 @@ import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
 import {
   CreateEnterpriseAction,
   CreateOwnEnterpriseModal,
+  useProjectSetting,
 } from "../enterpriseAdmin/CreateOwnEnterprise.tsx";
 import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
@@ -256,33 +252,15 @@ function EnterpriseAdmin({ eid }: { eid: number }) {
 /** Projects on or off, where the caller may switch them (enterprisePermission.canSetProject). */
 function ProjectSwitch({ eid }: { eid: number }) {
   const { t } = useLang();
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
-  const permission = useQuery({
-    queryKey: queryKeys.enterprisePermission(eid),
-    queryFn: () => enterprisesApi.permission(eid),
-    meta: { silent: true },
-  });
-  const set = useMutation({ mutationFn: enterpriseAdminApi.setProject });
-  if (!permission.data?.canSetProject) return null;
+  const { permission, pending, set } = useProjectSetting(eid);
+  if (!permission?.canSetProject) return null;
   return (
     <Space>
       <Typography.Text>{t("entCreate.projectSwitch")}</Typography.Text>
       <Switch
-        checked={permission.data.enableProject === 1}
-        loading={set.isPending}
-        onChange={async (on) => {
-          try {
-            await set.mutateAsync({ eid, enableProject: on ? 1 : 0 });
-          } catch {
-            return; // shown by the client's error handler
-          }
-          message.success(on ? t("entCreate.projectsOn") : t("entCreate.projectsOff"));
-          await Promise.all([
-            queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
-            queryClient.invalidateQueries({ queryKey: queryKeys.userEnterprises }),
-          ]);
-        }}
+        checked={permission.enableProject === 1}
+        loading={pending}
+        onChange={(on) => set(on)}
         data-testid="admincenter-project-switch"
       />
     </Space>

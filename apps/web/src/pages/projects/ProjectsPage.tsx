@@ -1,15 +1,15 @@
 import { FolderOpenOutlined, PlusOutlined } from "@ant-design/icons";
 import { HW } from "@keyway/shared";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Card, Empty, Flex, Result, Table, type TableProps, Typography } from "antd";
+import { useQuery } from "@tanstack/react-query";
+import { Button, Card, Empty, Flex, Result, Table, type TableProps, Typography } from "antd";
 import { useState } from "react";
-import { enterpriseAdminApi, enterprisesApi } from "../../api/enterprises.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { type ProjectListQuery, type ProjectView, projectsApi } from "../../api/projects.ts";
 import { EnterpriseListPage } from "../../components/EnterpriseListPage.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
+import { useProjectSetting } from "../enterpriseAdmin/CreateOwnEnterprise.tsx";
 import { CreateProjectModal } from "./CreateProjectModal.tsx";
 import { KeyModal } from "./KeyModal.tsx";
 import { ProjectDrawer } from "./ProjectDrawer.tsx";
@@ -208,40 +208,21 @@ function Projects({ query, name }: { query: ProjectListQuery; name: string }) {
  */
 function TurnOnProjects({ eid, onDone }: { eid: number; onDone: () => void }) {
   const { t } = useLang();
-  const { message } = App.useApp();
-  const queryClient = useQueryClient();
-  const permission = useQuery({
-    queryKey: queryKeys.enterprisePermission(eid),
-    queryFn: () => enterprisesApi.permission(eid),
-    meta: { silent: true },
-  });
-  const set = useMutation({ mutationFn: enterpriseAdminApi.setProject });
-  if (!permission.data) return null;
-  if (!permission.data.canSetProject) {
+  const { permission, pending, set } = useProjectSetting(eid);
+  if (!permission) return null;
+  if (!permission.canSetProject) {
     return (
       <Typography.Text type="secondary" data-testid="project-turn-on-hint">
-        {permission.data.isAdmin
-          ? t("entCreate.projectsOperatorHint")
-          : t("entCreate.projectsOffHint")}
+        {permission.isAdmin ? t("entCreate.projectsOperatorHint") : t("entCreate.projectsOffHint")}
       </Typography.Text>
     );
   }
   return (
     <Button
       type="primary"
-      loading={set.isPending}
+      loading={pending}
       onClick={async () => {
-        try {
-          await set.mutateAsync({ eid, enableProject: 1 });
-        } catch {
-          return; // shown by the client's error handler
-        }
-        message.success(t("entCreate.projectsOn"));
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: queryKeys.enterpriseAll(eid) }),
-          queryClient.invalidateQueries({ queryKey: queryKeys.userEnterprises }),
-        ]);
-        onDone();
+        if (await set(true)) onDone();
       }}
       data-testid="project-turn-on"
     >
