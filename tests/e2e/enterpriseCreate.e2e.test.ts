@@ -222,9 +222,11 @@ describe("a user creates an enterprise", () => {
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(platform.url("/project?type=1&language=cn&tv=0"));
       await page.click(tid("ent-create-open"));
+      await page.locator(tid("ent-create-quota")).waitFor();
       await page.fill(tid("ent-create-name"), "华东自动化");
       await page.click(tid("ent-create-submit"));
-      await page.locator(tid("ent-created")).waitFor();
+      // The creation answers after a transaction; a full parallel run can make that slow.
+      await page.locator(tid("ent-created")).waitFor({ timeout: 45_000 });
       expect(await page.textContent(tid("ent-created"))).toContain("华东自动化 已创建");
       await settle(page);
       await page.screenshot({ path: `${SHOTS}/created-1440-cn.png` });
