@@ -4,7 +4,7 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
-import { alarmSends } from "../apps/server/src/modules/alarmNotify/schema.ts";
+import { alarmSends } from "../apps/server/src/modules/alarmPush/schema.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
 import { deviceLinks } from "../apps/server/src/modules/devices/schema.ts";
 import { messages } from "../apps/server/src/modules/messages/schema.ts";

@@ -7,7 +7,7 @@
  * BENCH_BYTES download in MB/s, default 512 MiB here, then BENCH_REQUESTS small requests on
  * one keep-alive connection, p50/p99) and the CPU each process spends, for a visit landing
  * on the node that holds the tunnel and for one landing on the other node (carried between
- * nodes, docs/decisions.md 160). The stack's nginx spreads requests round robin; to choose
+ * nodes, docs/architecture/scale-out.md#the-tunnel-registry). The stack's nginx spreads requests round robin; to choose
  * the node, the same template is rendered twice more with one node each (those two nginx only
  * carry the visits; the agent's tunnel stays on the stack's nginx). Peers in the same run, in alternating rounds (BENCH_ROUNDS):
  * direct loopback to the target, and the single-node relay `bench -- tunnel` measures

@@ -1,5 +1,5 @@
 import { deviceTopic } from "@keyway/protocol";
-import type { ProvisionedDevice } from "@keyway/shared";
+import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ async function provisionThroughOperatorApi() {
     body: new URLSearchParams(body).toString(),
   });
   const login = await fetch(
-    platform.url("/api/user/login"),
+    platform.url(pathOf(API.accounts.login)),
     form({
       loginName: "operator@keyway.local",
       loginPwd: "operator123",
@@ -50,7 +50,7 @@ async function provisionThroughOperatorApi() {
   ).then((r) => r.json());
   expect(login.hwcode).toBe(0);
   const token: string = login.hwdata.result.token;
-  const res = await fetch(platform.url("/api/operator/v1/devices/provision"), {
+  const res = await fetch(platform.url(pathOf(API.devices.provision)), {
     ...form({ count: "1", model: "MT8071iE" }),
     headers: {
       "content-type": "application/x-www-form-urlencoded",

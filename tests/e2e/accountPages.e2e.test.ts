@@ -1,3 +1,4 @@
+import { API, pathOf } from "@keyway/shared";
 import { and, desc, eq } from "drizzle-orm";
 import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -188,7 +189,7 @@ describe("in a phone app's web view", () => {
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     // The app's web view already holds the session: log in through the API like the app.
-    const response = await fetch(platform.url("/api/user/login"), {
+    const response = await fetch(platform.url(pathOf(API.accounts.login)), {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({

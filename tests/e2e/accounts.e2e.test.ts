@@ -1,4 +1,4 @@
-import { BRANDS, REMEMBER_ACCOUNT_DAYS } from "@keyway/shared";
+import { API, BRANDS, pathOf, REMEMBER_ACCOUNT_DAYS } from "@keyway/shared";
 import { and, desc, eq, gt } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,7 +69,7 @@ async function makeUser(email: string, password: string, name: string) {
 
 /** POST /api/user/login as a client would; the envelope back. */
 async function apiLogin(loginName: string, loginPwd: string, terminalType = "web") {
-  const response = await fetch(platform.url("/api/user/login"), {
+  const response = await fetch(platform.url(pathOf(API.accounts.login)), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({
@@ -284,7 +284,7 @@ describe("registration, recovery and the login page", () => {
     await expect.poll(() => page.textContent(tid("login-error"))).toBe("Password error");
 
     // A refusal the page has no own text for (here: the server's format check).
-    await page.route("**/api/user/login", (route) =>
+    await page.route(`**${pathOf(API.accounts.login)}`, (route) =>
       route.fulfill({
         contentType: "application/json",
         body: JSON.stringify({ hwcode: 400, hwdata: null, msg: "Invalid request" }),
@@ -366,7 +366,7 @@ describe("the security centre", () => {
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute("data-current")).toBe("true");
 
-    const refused = await fetch(platform.url("/api/user/selectInfo"), {
+    const refused = await fetch(platform.url(pathOf(API.accounts.userInfo)), {
       headers: { cloudtoken: phoneToken },
     });
     expect(refused.status).toBe(401);

@@ -1,3 +1,4 @@
+import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_DOC_TEXTS } from "../../apps/server/src/http/apiDoc.ts";
@@ -43,7 +44,9 @@ describe("/apiDoc in the browser", () => {
       expect(await page.textContent(".info .title")).toContain("Keyway API");
       // The first tag with our description (Swagger UI renders the list as it scrolls).
       await page.getByText(API_DOC_TEXTS.tags.account.en).waitFor();
-      await page.locator(".opblock-summary-path", { hasText: "/api/user/login" }).waitFor();
+      await page
+        .locator(".opblock-summary-path", { hasText: pathOf(API.accounts.login) })
+        .waitFor();
       expect(await page.content()).not.toContain("Unable to render");
       expect(await page.locator(".errors-wrapper").count()).toBe(0);
       expect(errors).toEqual([]);
@@ -62,7 +65,9 @@ describe("/apiDoc in the browser", () => {
       expect(specs).toEqual([platform.url("/apiDoc/json?language=cn")]);
       expect(await page.textContent(".info .title")).toContain("Keyway 接口文档");
       await page.getByText(API_DOC_TEXTS.tags.account.zh).waitFor();
-      await page.locator(".opblock-summary-path", { hasText: "/api/user/login" }).waitFor();
+      await page
+        .locator(".opblock-summary-path", { hasText: pathOf(API.accounts.login) })
+        .waitFor();
       expect(await page.content()).not.toContain("Unable to render");
       expect(errors).toEqual([]);
       await page.screenshot({ path: "/tmp/kw-apidoc-cn.png" });

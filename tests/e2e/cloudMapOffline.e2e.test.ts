@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { API, pathOf } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -231,7 +232,7 @@ describe("the cloud map without tiles", () => {
     const page = await context.newPage();
     try {
       await platform.logIn(page, DEMO_ACCOUNTS.user, "cn");
-      await page.route("**/api/common/clientConfig*", (route) => route.abort());
+      await page.route(`**${pathOf(API.portal.clientConfig)}*`, (route) => route.abort());
       // A fresh load, so that the config is asked for again (and fails).
       await openOfflineMap(page, "/cloudmap?language=cn");
       expect(await page.locator("path.kw-map-land").count()).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
@@ -169,15 +170,15 @@ describe("a user creates an enterprise", () => {
       await settle(page);
       await page.screenshot({ path: `${SHOTS}/blocked-1440-en.png` });
       // The server refuses too, in the page's language.
-      const refused = await page.evaluate(async () => {
+      const refused = await page.evaluate(async (createPath) => {
         const token = document.cookie.match(/(?:^|; )token=([^;]+)/)?.[1] ?? "";
-        const res = await fetch("/api/enterprises/v1/create", {
+        const res = await fetch(createPath, {
           method: "POST",
           headers: { "content-type": "application/json", cloudtoken: decodeURIComponent(token) },
           body: JSON.stringify({ name: "Sneaky Works" }),
         });
         return res.json();
-      });
+      }, pathOf(API.enterprises.createOwn));
       expect(refused).toMatchObject({ hwcode: "06010501" });
     } finally {
       await context.close();

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedAgent, startMaintainedDemo, startSimulatedAgent } from "./agent.ts";
@@ -19,6 +20,10 @@ let agent: SimulatedAgent;
 let machineID: number;
 /** The account the page tries to make a Bkey (it exists, so the call would work with credentials). */
 const ATTACKER = "operator@keyway.local";
+/** The call the page would abuse: make an account a Bkey of the device. */
+const ADD_BKEY = pathOf(API.access.addBkey);
+/** A signed-in read the page tries with the visitor's cookies. */
+const USER_INFO = pathOf(API.accounts.userInfoByPost);
 
 /** The device's page: every attempt's outcome ends up in <pre id="out"> as JSON. */
 function hostilePage(platform: string, deviceId: number): string {
@@ -26,7 +31,7 @@ function hostilePage(platform: string, deviceId: number): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>HMI</title></head><body>
 <h1>Totally normal HMI</h1>
 <iframe name="sink" style="display:none"></iframe>
-<form id="csrf" method="POST" action="${platform}/api/admin/push" target="sink">
+<form id="csrf" method="POST" action="${platform}${ADD_BKEY}" target="sink">
   <input name="machineID" value="${deviceId}"><input name="account" value="${ATTACKER}">
 </form>
 <iframe id="frame" src="${platform}/index" style="width:300px;height:150px"></iframe>
@@ -53,14 +58,14 @@ const attempt = async (name, f) => {
     method: "POST", credentials: "include", body: form,
     headers: { "content-type": "application/x-www-form-urlencoded" },
   }).then(async (r) => r.status + " " + (await r.text()).slice(0, 200));
-  await attempt("fetchPlatform", () => post("${platform}/api/admin/push"));
+  await attempt("fetchPlatform", () => post("${platform}${ADD_BKEY}"));
   // Relative: the device's own API on a visit host, Keyway's API in path mode.
-  await attempt("fetchRelative", () => post("/api/admin/push"));
+  await attempt("fetchRelative", () => post("${ADD_BKEY}"));
   await attempt("fetchInfo", () =>
-    fetch("${platform}/api/user/selectInfo", { method: "POST", credentials: "include" })
+    fetch("${platform}${USER_INFO}", { method: "POST", credentials: "include" })
       .then((r) => r.text()));
   await attempt("fetchInfoRelative", () =>
-    fetch("/api/user/selectInfo", { method: "POST", credentials: "include" }).then((r) => r.text()));
+    fetch("${USER_INFO}", { method: "POST", credentials: "include" }).then((r) => r.text()));
   document.getElementById("csrf").submit();
   await new Promise((r) => setTimeout(r, 2500));
   await attempt("iframe", () => {
@@ -83,7 +88,7 @@ beforeAll(async () => {
   fixture = await startMaintainedDemo("hostile", { host: "keyway.test" });
   const origin = `http://keyway.test:${fixture.platform.port}`;
   const token = await tokenOf();
-  const list = await api("/api/machine/select", token);
+  const list = await api(pathOf(API.devices.select), token);
   machineID = (list.hwdata.list as { machine_id: number }[])[0].machine_id;
   hostile = http.createServer((_req, res) => {
     res.setHeader("content-type", "text/html; charset=utf-8");
@@ -140,7 +145,7 @@ async function api(path: string, token: string, form: Record<string, string> = {
 
 /** How many Bkeys the visitor's device has. */
 async function bkeysOf(token: string): Promise<number> {
-  const res = await api("/api/admin/select", token, {
+  const res = await api(pathOf(API.access.select), token, {
     machineID: String(machineID),
     infoType: "2",
   });
@@ -160,7 +165,7 @@ async function visitAs(
   const token = (await context.cookies()).find((c) => c.name === "token")?.value ?? "";
   expect(token).not.toBe("");
   loginToken = token;
-  const visit = await api("/api/v1/audit/getValidVisitUrl", token, {
+  const visit = await api(pathOf(API.visits.getValidVisitUrl), token, {
     machineID: String(machineID),
   });
   expect(visit.hwcode).toBe(0);
@@ -224,7 +229,7 @@ describe("a hostile device page", () => {
   it("would have succeeded with the visitor's credentials (the attempts are real)", async () => {
     const token = await tokenOf();
     const before = await bkeysOf(token);
-    const made = await api("/api/admin/push", token, {
+    const made = await api(ADD_BKEY, token, {
       machineID: String(machineID),
       account: ATTACKER,
     });

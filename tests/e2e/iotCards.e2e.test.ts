@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, systemClock } from "../../apps/server/src/infra/clock.ts";
-import { alarmSends } from "../../apps/server/src/modules/alarmNotify/schema.ts";
+import { alarmSends } from "../../apps/server/src/modules/alarmPush/schema.ts";
 import { alarms } from "../../apps/server/src/modules/alarms/schema.ts";
 import { createSimulatorCarrier } from "../../apps/server/src/modules/iotCards/carriers.ts";
 import { iotCardSnapshots, iotCards } from "../../apps/server/src/modules/iotCards/schema.ts";

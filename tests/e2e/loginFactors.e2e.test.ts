@@ -1,4 +1,4 @@
-import { QR_LOGIN } from "@keyway/shared";
+import { API, pathOf, QR_LOGIN } from "@keyway/shared";
 import { devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -23,6 +23,8 @@ const PHONE = devices["Pixel 7"];
 /** Recovery codes of GUARDED not used yet (the two-factor test turns it on). */
 let recoveryLeft: string[] = [];
 const DESKTOP = { viewport: { width: 1280, height: 860 } };
+/** The desktop asks for a QR (its answer is awaited to read the QR). */
+const QR_TOKEN = pathOf(API.qrLogin.issue);
 
 beforeAll(async () => {
   // Behind a trusted proxy (loopback), so a desktop can come from its own address and the
@@ -63,7 +65,7 @@ async function phoneLogIn(mobile: Page, qrUrl: string, user: typeof SCANNER, lan
 /** The desktop's QR panel; resolves with the URL inside the current QR. */
 async function openQrPanel(page: Page, language: "en" | "cn") {
   await page.goto(platform.url(`/login?language=${language}`));
-  const issued = page.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+  const issued = page.waitForResponse((r) => r.url().endsWith(QR_TOKEN));
   await page.click(tid("login-tab-qr"));
   const body = await (await issued).json();
   await page.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
@@ -115,7 +117,7 @@ describe("QR-code login", () => {
     expect(tableText).toMatch(/Phone browser[\s\S]*Android \d+|Android \d+[\s\S]*Phone browser/);
 
     // The phone's own session goes on.
-    const info = await fetch(platform.url("/api/user/selectInfo"), {
+    const info = await fetch(platform.url(pathOf(API.accounts.userInfo)), {
       headers: { cloudtoken: phoneToken },
     });
     expect((await info.json()).hwdata.email).toBe(SCANNER.email);
@@ -149,7 +151,7 @@ describe("QR-code login", () => {
     await desk.waitForSelector(`${tid("qr-code")}[data-status="cancelled"]`);
     await expect(desk.locator(tid("qr-expired")).innerText()).resolves.toBe("登录已在手机上取消");
     await shot(desk, "desktop-qr-cancelled-zh");
-    const reissued = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+    const reissued = desk.waitForResponse((r) => r.url().endsWith(QR_TOKEN));
     await desk.click(tid("qr-refresh"));
     const next = (await (await reissued).json()).hwdata.url as string;
     expect(next).not.toBe(qrUrl);
@@ -203,7 +205,7 @@ describe("QR timing on the desktop's clock", () => {
     const first = await openQrPanel(desk, "en");
     const seen = new Set([first]);
     for (let i = 0; i < 5; i++) {
-      const issued = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+      const issued = desk.waitForResponse((r) => r.url().endsWith(QR_TOKEN));
       await toRenewal(desk);
       seen.add((await (await issued).json()).hwdata.url);
       await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
@@ -216,7 +218,7 @@ describe("QR timing on the desktop's clock", () => {
       "The QR code has expired",
     );
     await shot(desk, "desktop-qr-expired");
-    const again = desk.waitForResponse((r) => r.url().endsWith("/api/user/getQrToken"));
+    const again = desk.waitForResponse((r) => r.url().endsWith(QR_TOKEN));
     await desk.click(tid("qr-refresh"));
     expect(seen.has((await (await again).json()).hwdata.url)).toBe(false);
     await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
@@ -251,7 +253,7 @@ describe("QR timing on the desktop's clock", () => {
     const qrUrl = await openQrPanel(desk, "en");
     // The polls stop answering, as a slow network would: the scan is not seen by a poll.
     let held = true;
-    await desk.route("**/api/user/qrLoginCheck", async (route) => {
+    await desk.route(`**${pathOf(API.qrLogin.check)}`, async (route) => {
       if (held) return; // never answered
       await route.continue();
     });
@@ -263,7 +265,7 @@ describe("QR timing on the desktop's clock", () => {
     // The renewal time comes: the last check sees the scan and keeps this QR.
     let renewed = false;
     desk.on("request", (r) => {
-      if (r.url().endsWith("/api/user/getQrToken")) renewed = true;
+      if (r.url().endsWith(QR_TOKEN)) renewed = true;
     });
     await pass(desk, (QR_LOGIN.ttlSeconds - 100 - QR_LOGIN.refreshBeforeSeconds + 1) * S);
     await desk.waitForSelector(tid("qr-scanned"));

@@ -1,4 +1,4 @@
-import type { ProvisionedDevice } from "@keyway/shared";
+import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, tid } from "./browser.ts";
@@ -31,7 +31,7 @@ async function api(pathname: string, body: Record<string, string>, token?: strin
 
 const apiLogin = async (who: { email: string; password: string }, terminalType: string) =>
   (
-    await api("/api/user/login", {
+    await api(pathOf(API.accounts.login), {
       loginName: who.email,
       loginPwd: who.password,
       terminalType,
@@ -64,12 +64,12 @@ describe("logged in elsewhere, in the message centre", () => {
       "ops",
     );
     const [device] = (
-      await api("/api/operator/v1/devices/provision", { count: "1", model: "MT8071iE" }, operator)
+      await api(pathOf(API.devices.provision), { count: "1", model: "MT8071iE" }, operator)
     ).list as ProvisionedDevice[];
     // The owner adds the device (phone app); the visitor asks to visit it by its code alone.
     const ownerApp = await apiLogin(OWNER, "android");
     await api(
-      "/api/machine/add",
+      pathOf(API.devices.add),
       {
         machineCode: device.machineCode,
         machinePwd: device.devicePassword,
@@ -79,12 +79,12 @@ describe("logged in elsewhere, in the message centre", () => {
     );
     const visitorToken = await apiLogin(VISITOR, "web");
     const found = await api(
-      "/api/v1/cloudSet/scanCodeCheck",
+      pathOf(API.access.scanCode),
       { machineCode: device.machineCode },
       visitorToken,
     );
     await api(
-      "/api/v1/audit/addVisit",
+      pathOf(API.access.requestVisit),
       { machineID: String(found.machine_id), message: "May I look?" },
       visitorToken,
     );

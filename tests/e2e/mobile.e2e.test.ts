@@ -1,4 +1,4 @@
-import { AUDIT_STATE } from "@keyway/shared";
+import { API, AUDIT_STATE, pathOf } from "@keyway/shared";
 import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, DEMO_ICCID, type DemoDevice } from "../../apps/server/src/seed.ts";
@@ -319,7 +319,9 @@ async function tokenOf(context: BrowserContext): Promise<string> {
 
 /** Whether the server still takes `token` (GET-like selectInfo with the cloudtoken header). */
 async function signedIn(token: string): Promise<boolean> {
-  const res = await fetch(platform.url("/api/user/selectInfo"), { headers: { cloudtoken: token } });
+  const res = await fetch(platform.url(pathOf(API.accounts.userInfo)), {
+    headers: { cloudtoken: token },
+  });
   return (await res.json()).hwcode === 0;
 }
 

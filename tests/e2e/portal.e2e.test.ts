@@ -1,3 +1,4 @@
+import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceLinks, devices } from "../../apps/server/src/db/schema.ts";
@@ -109,7 +110,7 @@ describe("portal pages in the browser", () => {
         "https://next.keyway.example/",
       );
       const apiDoc = await page.request.get(platform.url("/apiDoc/json"));
-      expect((await apiDoc.json()).paths).toHaveProperty(["/api/v1/cloudmap/points"]);
+      expect((await apiDoc.json()).paths).toHaveProperty([pathOf(API.portal.mapPoints)]);
 
       await page.click(tid("nav-cloudmap"));
       await page.locator(tid("cloud-map-page")).waitFor();
@@ -199,20 +200,20 @@ describe("portal pages in the browser", () => {
       await platform.app.services.accounts.setHideMap(demoUserId, true);
       const pointCalls: string[] = [];
       page.on("request", (request) => {
-        if (request.url().includes("/api/v1/cloudmap/points")) pointCalls.push(request.url());
+        if (request.url().includes(pathOf(API.portal.mapPoints))) pointCalls.push(request.url());
       });
-      await page.route("**/api/user/selectInfo**", async (route) => {
+      await page.route(`**${pathOf(API.accounts.userInfo)}**`, async (route) => {
         await new Promise((done) => setTimeout(done, 1500));
         // The page may have moved on meanwhile: nothing left to answer then.
         await route.continue().catch(() => {});
       });
-      const answered = page.waitForResponse((r) => r.url().includes("/api/user/selectInfo"));
+      const answered = page.waitForResponse((r) => r.url().includes(pathOf(API.accounts.userInfo)));
       await page.reload();
       await answered;
       await page.locator(tid("map-hidden")).waitFor();
       await settle(page);
       expect(pointCalls).toEqual([]);
-      await page.unroute("**/api/user/selectInfo**");
+      await page.unroute(`**${pathOf(API.accounts.userInfo)}**`);
       expect(await page.locator(tid("nav-cloudmap")).count()).toBe(0);
       await page.goto(platform.url("/mapcanvas"));
       await page.locator(tid("map-hidden")).waitFor();

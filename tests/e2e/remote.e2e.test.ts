@@ -1,3 +1,4 @@
+import { API, pathOf } from "@keyway/shared";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
@@ -27,7 +28,7 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const VISIT_URL_CALL = "**/api/v1/audit/getValidVisitUrl";
+const VISIT_URL_CALL = `**${pathOf(API.visits.getValidVisitUrl)}`;
 
 const logIn = (page: Page) => platform.logIn(page);
 

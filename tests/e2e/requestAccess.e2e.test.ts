@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { ProvisionedDevice } from "@keyway/shared";
+import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,8 +95,7 @@ async function deviceList(page: Page, who: { email: string; password: string }) 
 function countLookups(page: Page) {
   const seen: string[] = [];
   page.on("request", (request) => {
-    if (request.url().endsWith("/api/v1/cloudSet/scanCodeCheck"))
-      seen.push(request.postData() ?? "");
+    if (request.url().endsWith(pathOf(API.access.scanCode))) seen.push(request.postData() ?? "");
   });
   return seen;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { API, pathOf } from "@keyway/shared";
 import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
@@ -60,7 +61,7 @@ beforeAll(async () => {
   // Two unread inbox messages: a second login of two phone-app kinds ends the first of each
   // ("logged in elsewhere"); the browser's web sessions are not touched.
   for (const terminalType of ["android", "android", "ios", "ios"]) {
-    await api("/api/user/login", {
+    await api(pathOf(API.accounts.login), {
       loginName: DEMO_ACCOUNTS.user.email,
       loginPwd: DEMO_ACCOUNTS.user.password,
       terminalType,

@@ -1,3 +1,4 @@
+import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS, type DemoDevice } from "../../apps/server/src/seed.ts";
@@ -26,7 +27,7 @@ beforeAll(async () => {
   ({ platform, agent, demo } = fixture);
   // A second device of the demo user (offline), so the wall has tiles to move between.
   const [spare] = await platform.app.services.devices.provision(1, "MT8102iE");
-  const login = await fetch(platform.url("/api/user/login"), {
+  const login = await fetch(platform.url(pathOf(API.accounts.login)), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({
@@ -36,7 +37,7 @@ beforeAll(async () => {
       terminalName: "setup",
     }).toString(),
   }).then((r) => r.json());
-  const added = await fetch(platform.url("/api/machine/add"), {
+  const added = await fetch(platform.url(pathOf(API.devices.add)), {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",

@@ -119,7 +119,7 @@ export class TunnelClient {
       perMessageDeflate: false,
       // Masking keeps a client's payload from looking like HTTP to a proxy that reads the
       // stream; under TLS nobody between us and the cloud reads it, so the per-byte XOR and
-      // the copy it needs are skipped with an all-zero key (decision 41).
+      // the copy it needs are skipped with an all-zero key (docs/architecture/remote-access.md).
       generateMask: this.options.url.startsWith("wss:") ? (mask) => mask.fill(0) : undefined,
       handshakeTimeout: 10_000,
       maxPayload: 1024 * 1024,

@@ -3,7 +3,7 @@ import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
 import websocket from "@fastify/websocket";
-import { LOGOUT_REASON, PUSH_SCENES } from "@keyway/protocol";
+import { LOGOUT_REASON } from "@keyway/protocol";
 import { sql } from "drizzle-orm";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
@@ -17,6 +17,7 @@ import { CheckFailed, healthRoutes } from "./http/health.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { registerRequestId, requestIdOf } from "./http/requestId.ts";
+import { routesOn } from "./http/routes.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
 import { serveWeb } from "./http/web.ts";
 import { type Bus, createInProcessBus } from "./infra/bus.ts";
@@ -24,28 +25,23 @@ import { type Clock, systemClock } from "./infra/clock.ts";
 import { createMetrics } from "./infra/metrics.ts";
 import { createRedisBus } from "./infra/redisBus.ts";
 import { createSenders, type Senders } from "./infra/senders.ts";
+import { createAliyunSmsProvider, outboxSmsProvider, type SmsProvider } from "./infra/sms.ts";
 import { accessRoutes } from "./modules/access/routes.ts";
 import { createAccessService } from "./modules/access/service.ts";
 import { createQrLoginService } from "./modules/accounts/qrLogin.ts";
 import { accountRoutes, qrLoginRoutes, twoFactorRoutes } from "./modules/accounts/routes.ts";
 import { createAccountService } from "./modules/accounts/service.ts";
 import { createTwoFactorService } from "./modules/accounts/twoFactor.ts";
-import {
-  createAliyunSmsProvider,
-  outboxSmsProvider,
-  type SmsProvider,
-} from "./modules/alarmNotify/providers.ts";
-import type { AlarmSend } from "./modules/alarmNotify/schema.ts";
-import { createAlarmNotifier } from "./modules/alarmNotify/service.ts";
+import { createAlarmNotifier } from "./modules/alarmPush/notifier.ts";
 import { alarmPushRoutes } from "./modules/alarmPush/routes.ts";
+import type { AlarmSend } from "./modules/alarmPush/schema.ts";
 import { createAlarmPushService } from "./modules/alarmPush/service.ts";
 import { alarmRoutes } from "./modules/alarms/routes.ts";
-import type { Alarm } from "./modules/alarms/schema.ts";
 import { createAlarmService } from "./modules/alarms/service.ts";
 import { createEzvizClient } from "./modules/cameras/ezviz.ts";
 import { cameraRoutes } from "./modules/cameras/routes.ts";
 import { createCameraService } from "./modules/cameras/service.ts";
-import { deviceRoutes } from "./modules/devices/routes.ts";
+import { deviceRoutes, machineIconRoutes } from "./modules/devices/routes.ts";
 import { createDeviceService } from "./modules/devices/service.ts";
 import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
 import { createEnterpriseService } from "./modules/enterprises/service.ts";
@@ -64,8 +60,10 @@ import { messageRoutes } from "./modules/messages/routes.ts";
 import { createMessageService } from "./modules/messages/service.ts";
 import { notifyRoutes } from "./modules/notify/routes.ts";
 import { createNotifier } from "./modules/notify/service.ts";
+import { createPermissions } from "./modules/permissions/service.ts";
+import { tileImageSource, tileSubdomains } from "./modules/portal/mapTiles.ts";
 import { portalRoutes } from "./modules/portal/routes.ts";
-import { createPortalService, tileImageSource, tileSubdomains } from "./modules/portal/service.ts";
+import { createPortalService } from "./modules/portal/service.ts";
 import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
@@ -76,7 +74,7 @@ import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
 import { createVisitHosts } from "./modules/visits/hosts.ts";
 import { createRelay } from "./modules/visits/relay.ts";
-import { visitRoutes } from "./modules/visits/routes.ts";
+import { visitRoutes, visitTcpRoutes } from "./modules/visits/routes.ts";
 import { createVisitService } from "./modules/visits/service.ts";
 import { wallRoutes } from "./modules/wall/routes.ts";
 import { createWallService } from "./modules/wall/service.ts";
@@ -196,14 +194,20 @@ export async function buildApp(deps: AppDeps) {
       mailFrom: config.MAIL_FROM,
       smsProvider: smsProviderOf(config, config.ALIYUN_SMS_CODE_TEMPLATE_CODE),
     });
+  // Several nodes share pushes through Redis when REDIS_URL is set (docs/architecture/push.md#several-nodes).
+  const redisBus =
+    !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
+  const bus = deps.bus ?? redisBus ?? createInProcessBus();
+  // Domain events (src/events.ts): modules publish and subscribe; this function only wires.
+  const events = domainEvents(bus);
+  // Who sees / receives / may act on a device: one owner, read by every module below.
+  const permissions = createPermissions({ db });
   const notifier = createNotifier({ db, clock, senders, log: app.log });
   // Alarm pushes: configuration and stock, and the SMS / e-mail / webhook jobs (pg-boss).
   const alarmPush = createAlarmPushService({
     db,
     clock,
     secretKey: config.SECRET_KEY,
-    todayDeviceCounts: (eid, userId, ids) => alarmNotify.todayDeviceCounts(eid, userId, ids),
-    enterpriseScope: (viewer, eid) => enterprises.deviceScope(viewer, eid),
   });
   const alarmNotify = createAlarmNotifier({
     db,
@@ -211,7 +215,8 @@ export async function buildApp(deps: AppDeps) {
     log: app.log,
     senders,
     notifier,
-    push: alarmPush,
+    permissions,
+    events,
     secretKey: config.SECRET_KEY,
     sms: deps.smsProvider ?? smsProviderOf(config, config.ALIYUN_SMS_TEMPLATE_CODE),
     pollSeconds: deps.alarmJobs?.pollSeconds,
@@ -229,16 +234,7 @@ export async function buildApp(deps: AppDeps) {
     verification,
     // Two-factor login: a right password gets a challenge instead of a session when it is on.
     secondFactor: (user, input) => twoFactor.challengeFor(user, input),
-    // Sessions ended from elsewhere (a login elsewhere, a removed terminal) are told at once.
-    onTerminalsEnded: (ended) => {
-      const { loginIp, reason } = ended;
-      for (const id of ended.terminalIds)
-        push.toTerminal(id, { scene: PUSH_SCENES.userLogout, body: { loginIp, reason } });
-      // A login elsewhere also stays in the message centre (one message per terminal kind).
-      messages
-        .terminalsEnded(ended)
-        .catch((error) => app.log.error({ err: error }, "logout message not written"));
-    },
+    events,
   });
   const twoFactor = createTwoFactorService({
     db,
@@ -248,12 +244,6 @@ export async function buildApp(deps: AppDeps) {
     endOtherSessions: (caller) => accounts.endOtherSessions(caller, LOGOUT_REASON.twoFactorEnabled),
   });
   const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
-  // Several nodes share pushes through Redis when REDIS_URL is set (docs/decisions.md).
-  const redisBus =
-    !deps.bus && config.REDIS_URL ? createRedisBus(config.REDIS_URL, { log: app.log }) : null;
-  const bus = deps.bus ?? redisBus ?? createInProcessBus();
-  // Domain events (src/events.ts): modules publish and subscribe; this function only wires.
-  const events = domainEvents(bus);
   const push = createPushHub({ events, authenticate: accounts.authenticate, log: app.log });
   push.register(app);
   await redisBus?.ready().catch(async (error) => {
@@ -266,17 +256,21 @@ export async function buildApp(deps: AppDeps) {
     clock,
     push: (userId, message) => push.toUser(userId, message),
     describeRequests: (ids, viewerId) => access.describe(ids, viewerId),
+    permissions,
+    events,
+    log: app.log,
   });
   const access = createAccessService({
     db,
     clock,
     messages,
+    permissions,
     findUser: (ref) => accounts.findUser(ref),
-    onRightsChanged: (deviceId, userId) => events.publish("rights.changed", { deviceId, userId }),
+    events,
   });
   const tunnels = createTunnelHub({
     log: app.log,
-    // Several nodes: which node holds each device's tunnel, in Redis (docs/decisions.md 160).
+    // Several nodes: which node holds each device's tunnel, in Redis (docs/architecture/scale-out.md#the-tunnel-registry).
     registry: config.REDIS_URL
       ? createRedisTunnelRegistry({
           url: config.REDIS_URL,
@@ -284,7 +278,7 @@ export async function buildApp(deps: AppDeps) {
           log: app.log,
         })
       : undefined,
-    onLinkChange: (deviceId, online) => events.publish("tunnel.link", { deviceId, online }),
+    events,
   });
   const visits = createVisitService({
     db,
@@ -314,20 +308,12 @@ export async function buildApp(deps: AppDeps) {
     afterAcknowledged: deps.reporting?.afterAcknowledged,
     leaseMs: deps.reporting?.leaseMs,
   });
-  /** A stored alarm (a device's, or the cloud's own) is told to everyone concerned, once. */
-  const alarmStored = (alarm: Alarm) => events.publish("alarm.stored", alarm);
-  events.subscribe("alarm.stored", alarmNotify.alarmStored);
-  events.subscribe("alarm.stored", (alarm) =>
-    messages.alarmRaised(alarm).catch((error) => {
-      app.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
-    }),
-  );
   const gateway = createGateway({
     db,
     clock,
     log: app.log,
     storeData: reporting.storePoint,
-    onAlarm: alarmStored,
+    events,
     offlineAlarmMinutes: config.OFFLINE_ALARM_MINUTES,
     mqttUrl: config.MQTT_URL,
     nodePort: config.PORT,
@@ -336,14 +322,16 @@ export async function buildApp(deps: AppDeps) {
   const devices = createDeviceService({
     db,
     clock,
+    permissions,
     sendCommand: gateway.sendCommand,
-    onRightsChanged: (deviceId, userId) => events.publish("rights.changed", { deviceId, userId }),
+    events,
     releaseFromProjects: (deviceId) => projects.releaseUnmanaged(deviceId),
   });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
     db,
     clock,
+    permissions,
     findUser: (ref) => accounts.findUser(ref),
     releaseFromProjects: (eid, type, deviceId) =>
       projects.releaseFromEnterprise(eid, type, deviceId),
@@ -407,7 +395,7 @@ export async function buildApp(deps: AppDeps) {
     publicUrl: config.PUBLIC_URL,
     personalScope: devices.personalScope,
     enterpriseScope: enterprises.deviceScope,
-    onAlarm: alarmStored,
+    events,
   });
   // Probes and Prometheus (/healthz, /readyz, /metrics): each figure asked of its module.
   const metrics = createMetrics(
@@ -442,33 +430,35 @@ export async function buildApp(deps: AppDeps) {
   const operator = requireOperator(accounts.authenticate);
 
   await app.register(async (api) => {
-    accountRoutes(api, { accounts, auth });
-    qrLoginRoutes(api, { qrLogin, auth });
-    twoFactorRoutes(api, { twoFactor, accounts, auth });
-    notifyRoutes(api, { notifier, operator });
-    deviceRoutes(api, { devices, auth, operator });
-    enterpriseRoutes(api, { enterprises, auth });
+    // Contract routes (packages/shared/src/contract/): each declares its guard.
+    const serve = routesOn(api, { user: auth, operator });
+    accountRoutes(serve, { accounts });
+    qrLoginRoutes(serve, { qrLogin });
+    twoFactorRoutes(serve, { twoFactor, accounts });
+    notifyRoutes(serve, { notifier });
+    deviceRoutes(serve, { devices });
+    machineIconRoutes(api);
+    enterpriseRoutes(serve, { enterprises });
     gatewayRoutes(api, { gateway });
-    locationRoutes(api, { location, auth });
-    alarmRoutes(api, { alarms, auth });
-    wallRoutes(api, { wall, auth });
-    accessRoutes(api, { access, messages, auth });
-    alarmPushRoutes(api, { push: alarmPush, notify: alarmNotify, auth, operator });
-    messageRoutes(api, { messages, auth });
-    projectRoutes(api, { projects, auth });
-    iotCardRoutes(api, { iotCards, auth });
-    portalRoutes(api, { portal, auth, operator });
-    cameraRoutes(api, { cameras, auth });
+    locationRoutes(serve, { location });
+    alarmRoutes(serve, { alarms });
+    wallRoutes(serve, { wall });
+    accessRoutes(serve, { access, messages });
+    alarmPushRoutes(serve, { push: alarmPush, notify: alarmNotify });
+    messageRoutes(serve, { messages });
+    projectRoutes(serve, { projects });
+    iotCardRoutes(serve, { iotCards });
+    portalRoutes(serve, { portal });
+    cameraRoutes(serve, { cameras });
     tunnelRoutes(api, { hub: tunnels, authenticate: gateway.ingest.authenticate });
-    visitRoutes(api, {
+    visitRoutes(serve, {
       visits,
-      relay: visitRelay,
-      auth,
       enterpriseDevice: (caller, eid, deviceId) =>
         enterprises.machineInfo({ userId: caller.userId, role: caller.role }, eid, deviceId),
       projectVisit: (caller, deviceId, projectId) =>
         projects.checkVisit(caller.userId, deviceId, projectId),
     });
+    visitTcpRoutes(api, { relay: visitRelay, auth });
   });
 
   // Alarms stored just before a stop are told now (their messages were not yet written).

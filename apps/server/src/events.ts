@@ -1,5 +1,6 @@
 import type { VisitEndReason } from "@keyway/shared";
 import type { Bus } from "./infra/bus.ts";
+import type { TerminalsEnded } from "./modules/accounts/sessions.ts";
 import type { Alarm } from "./modules/alarms/schema.ts";
 import type { PushEnvelope } from "./modules/push/service.ts";
 
@@ -11,6 +12,8 @@ import type { PushEnvelope } from "./modules/push/service.ts";
 export interface DomainEvents {
   /** A newly stored alarm (a device's, or the cloud's own). Told once: by the node that stored it. */
   "alarm.stored": Alarm;
+  /** Sessions ended by something done elsewhere (a login elsewhere, a removed terminal). */
+  "terminals.ended": TerminalsEnded;
   /** A push for a user's or a terminal's open sockets: every node holds some of them. */
   push: PushEnvelope;
   /** A right on a device may have ended (of one user when given): every node re-checks its visits. */
@@ -29,6 +32,8 @@ export type DomainEvent = keyof DomainEvents;
  */
 export const CROSSES_NODES: { readonly [K in DomainEvent]: boolean } = {
   "alarm.stored": false,
+  // Told where it happened: the logout push it causes crosses nodes itself.
+  "terminals.ended": false,
   push: true,
   "rights.changed": true,
   "visit.ended": true,

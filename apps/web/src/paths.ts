@@ -63,7 +63,7 @@ export const MOBILE = {
 export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([
   PATHS.scadaRegister,
   // Public one-column pages the phone has no screen of its own for: they work at phone
-  // width and lead back to the login, which is the mobile one (docs/decisions.md 149).
+  // width and lead back to the login, which is the mobile one (docs/architecture/web.md#phones-tvs-and-the-login-shell).
   PATHS.register,
   PATHS.registerByEmail,
   PATHS.forgetPwd,

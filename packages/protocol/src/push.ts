@@ -39,7 +39,7 @@ export const PUSH_SCENES = {
 
 export type PushScene = (typeof PUSH_SCENES)[keyof typeof PUSH_SCENES];
 
-/** `UserLogoutResp.reason` (SPEC: "not shown"; our numbering, docs/decisions.md). */
+/** `UserLogoutResp.reason` (SPEC: "not shown"; our numbering, docs/architecture/push.md). */
 export const LOGOUT_REASON = {
   /** The same terminal logged in again elsewhere, or another login replaced this one. */
   loginElsewhere: 1,

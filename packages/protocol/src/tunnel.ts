@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The remote-access tunnel (ARCHITECTURE "Remote access", docs/decisions.md "Tunnel"): one
+ * The remote-access tunnel (ARCHITECTURE "Remote access", docs/architecture/remote-access.md): one
  * outbound WebSocket per agent at `/tunnel`, carrying many byte streams. Every WebSocket
  * message is one binary frame:
  *

@@ -19,7 +19,7 @@ import { type Bilingual, type Lang, pick } from "./lang.ts";
 
 // ---- States ----
 
-/** SPEC §4 "Bind and visit audit". The numbers are ours (docs/decisions.md). */
+/** SPEC §4 "Bind and visit audit". The numbers are ours (docs/architecture/permissions.md#requests-and-audits). */
 export const AUDIT_STATE = {
   pending: 0,
   akeyPassedWaitingBkey: 1,
@@ -32,7 +32,7 @@ export type AuditState = (typeof AUDIT_STATE)[keyof typeof AUDIT_STATE];
 export const isFinalAuditState = (s: number) =>
   s === AUDIT_STATE.refusedByAkey || s === AUDIT_STATE.refusedByBkey || s === AUDIT_STATE.allPassed;
 
-/** SPEC §3 Message types. The numbers are ours (docs/decisions.md). */
+/** SPEC §3 Message types. The numbers are ours (docs/architecture/permissions.md#requests-and-audits). */
 export const MESSAGE_TYPE = {
   alarm: 1,
   voice: 2,

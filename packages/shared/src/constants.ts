@@ -78,7 +78,7 @@ export const CLIENT_LOWEST_BY_BRAND: Readonly<Record<string, string>> = {
 export const DROPDOWN_MAX_HEIGHT_PX = 360;
 export const STORAGE_VERSION = "v1.0";
 
-/** Verification codes — SPEC says 4 or 6 digits; the rest is our policy (docs/decisions.md). */
+/** Verification codes — SPEC says 4 or 6 digits; the rest is our policy (docs/architecture/accounts.md#codes-and-the-outbox). */
 export const VERIFICATION = {
   digits: 6,
   ttlMinutes: 10,
@@ -88,7 +88,7 @@ export const VERIFICATION = {
 } as const;
 
 /**
- * Login hardening (docs/decisions.md 161): `maxFailures` wrong passwords from one source
+ * Login hardening (docs/architecture/accounts.md#login): `maxFailures` wrong passwords from one source
  * within `windowMinutes` lock that source out of the account for `lockMinutes`; past
  * `accountMaxFailures` from all sources within `accountWindowMinutes`, only sources the owner
  * logged in from during the last `knownSourceDays` may try a password until the window ends.
@@ -105,7 +105,7 @@ export const LOGIN_LOCK = {
 export const SESSION_TOKEN_HOURS = 24;
 
 /**
- * QR-code login (docs/decisions.md 74-75): a QR lives `ttlSeconds`; the desktop polls
+ * QR-code login (docs/architecture/accounts.md#login): a QR lives `ttlSeconds`; the desktop polls
  * qrLoginCheck every `pollMs` and fetches a new QR `refreshBeforeSeconds` before expiry.
  */
 export const QR_LOGIN = {
@@ -137,7 +137,7 @@ export function formatUnreadBadge(count: number): string {
 }
 
 /**
- * Alarm SMS / e-mail pushes: our defaults where the SPEC gives none (docs/decisions.md).
+ * Alarm SMS / e-mail pushes: our defaults where the SPEC gives none (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
  * Caps are per day (UTC day of the server clock); 0 means no SMS.
  */
 export const SMS_PUSH_DEFAULTS = {
@@ -162,7 +162,7 @@ export function smsSegments(text: string): number {
 /** SPEC §9 "IoT card info lag": carriers' card figures trail reality by 6-12 hours. */
 export const IOT_CARD_INFO_LAG_HOURS = { min: 6, max: 12 } as const;
 /**
- * IoT card reads (docs/decisions.md): every card is read again after `everyHours` (the lag's
+ * IoT card reads (docs/architecture/devices.md#4g-cards): every card is read again after `everyHours` (the lag's
  * low end: reading more often shows nothing new); a user may ask for a read of one card at
  * most once per `onDemandMinutes`.
  */

@@ -78,7 +78,7 @@ export const machineStateBody = z.object({ machineCode: machineCodeField });
 export const deviceIdQuery = z.object({ deviceId: idField });
 
 /**
- * `POST /api/device/v1/detail/page` (payload not in the SPEC; docs/decisions.md 111): the
+ * `POST /api/device/v1/detail/page` (payload not in the SPEC; docs/architecture/devices.md#personal-lists): the
  * caller's personal devices in full detail, a page at a time, with the list's filters.
  */
 export const deviceDetailPageBody = z.object({
@@ -336,7 +336,7 @@ export interface Machine {
   locationWay: string;
   /** auto (the device reports its fixes) or manual. */
   locationType: "auto" | "manual";
-  /** The device's camera cloud account (0: none; decision 64). */
+  /** The device's camera cloud account (0: none; docs/architecture/devices.md#cameras). */
   ezviz_account_id: number;
   icon: string;
   created_at: string;

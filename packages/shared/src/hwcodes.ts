@@ -67,7 +67,7 @@ export const HW = {
     "The new phone or e-mail must differ from the current one",
   ),
   TERMINAL_NOT_FOUND: entry("07010701", "终端不存在", "Terminal not found"),
-  // Two-factor login (docs/decisions.md 80)
+  // Two-factor login (docs/architecture/accounts.md#login)
   TWO_FACTOR_REQUIRED: entry(
     "07010113",
     "请输入身份验证器中的 6 位验证码",
@@ -107,7 +107,7 @@ export const HW = {
   DELETE_MACHINE_GONE: entry("040103010", "设备已删除", "Device already deleted"),
   DELETE_MACHINE_NOT_BOUND: entry("04010307", "设备已解绑", "Device already unbound"),
   // SPEC §8 edit codes: the machine code sent with the edit names none of the caller's
-  // devices / another of them (docs/decisions.md 110).
+  // devices / another of them (docs/architecture/devices.md#personal-lists).
   EDIT_MACHINE_FAILED: entry(
     "040104011",
     "修改失败：机器码与该设备不符",
@@ -150,7 +150,7 @@ export const HW = {
     "设备已属于其他企业",
     "The device already belongs to another enterprise",
   ),
-  // Enterprises users create themselves (docs/decisions.md, "Users create enterprises").
+  // Enterprises users create themselves (docs/architecture/enterprises.md#who-sees-what).
   ENTERPRISE_CREATE_DISABLED: entry(
     "06010501",
     "平台运营方未开放自行创建企业，请联系运营方开通企业",

@@ -5,6 +5,7 @@ export * from "./alarms.ts";
 export * from "./brands.ts";
 export * from "./cameras.ts";
 export * from "./constants.ts";
+export * from "./contract/index.ts";
 export * from "./devices.ts";
 export * from "./envelope.ts";
 export * from "./fields.ts";

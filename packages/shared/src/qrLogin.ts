@@ -3,7 +3,7 @@ import { flagField, optionalText } from "./fields.ts";
 
 /**
  * QR-code login (SPEC §1, §7 getQrToken / qrLoginCheck; payloads not shown, designed in
- * docs/decisions.md 73-76). The desktop asks for a QR token and polls with a separate
+ * docs/architecture/accounts.md#login). The desktop asks for a QR token and polls with a separate
  * check token only it knows; a logged-in phone opens the QR's URL, sees who asks and confirms.
  */
 

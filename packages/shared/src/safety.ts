@@ -3,7 +3,7 @@ import { PAGE_SIZE } from "./constants.ts";
 import { flagField, pageField } from "./fields.ts";
 
 /**
- * The SPEC §7 calls whose payloads the SPEC does not show (docs/decisions.md 93–94):
+ * The SPEC §7 calls whose payloads the SPEC does not show (docs/architecture/accounts.md#account-calls-the-spec-leaves-open):
  * `POST /api/user/selectFriendsList`, `POST /api/safety/update`, and the logout's `token`.
  */
 

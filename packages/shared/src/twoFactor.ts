@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Two-factor login (SPEC §7 enableTwoFactorAuthentication; the rest designed in
- * docs/decisions.md 78-80): TOTP of RFC 6238 (SHA-1, 6 digits, 30 s) plus ten
+ * docs/architecture/accounts.md#login): TOTP of RFC 6238 (SHA-1, 6 digits, 30 s) plus ten
  * one-time recovery codes.
  */
 

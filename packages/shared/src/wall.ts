@@ -2,7 +2,7 @@ import { z } from "zod";
 import { idOrZeroField } from "./fields.ts";
 
 /**
- * The TV-box device wall (SPEC §2 "TV-box mode"; not a SPEC call, docs/decisions.md 88):
+ * The TV-box device wall (SPEC §2 "TV-box mode"; not a SPEC call, docs/architecture/web.md):
  * one compact answer per refresh instead of the list, the states and an alarm list per
  * device.
  *   POST /api/v1/devices/wall   wallBody   WallResult

@@ -2,7 +2,6 @@
 
 export * from "../modules/access/schema.ts";
 export * from "../modules/accounts/schema.ts";
-export * from "../modules/alarmNotify/schema.ts";
 export * from "../modules/alarmPush/schema.ts";
 export * from "../modules/alarms/schema.ts";
 export * from "../modules/cameras/schema.ts";

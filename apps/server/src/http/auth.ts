@@ -46,8 +46,8 @@ export function requireOperator(resolve: ResolveToken) {
   };
 }
 
-/** The authenticated caller inside a guarded route. */
-export function callerOf(request: FastifyRequest): Caller {
+/** The authenticated caller inside a guarded route: the one way a handler learns who calls. */
+export function caller(request: FastifyRequest): Caller {
   if (!request.caller) throw new AppError("TOKEN_INVALID", null, 401);
   return request.caller;
 }

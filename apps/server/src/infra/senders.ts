@@ -1,5 +1,5 @@
 import nodemailer from "nodemailer";
-import type { SmsProvider } from "../modules/alarmNotify/providers.ts";
+import type { SmsProvider } from "./sms.ts";
 
 /**
  * Outgoing channels. A channel with no sender configured keeps its notifications in the

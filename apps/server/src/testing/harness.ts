@@ -1,4 +1,10 @@
-import type { ProvisionedDevice } from "@keyway/shared";
+import {
+  type InputOf,
+  type ProvisionedDevice,
+  pathOf,
+  type ReplyOf,
+  type Route,
+} from "@keyway/shared";
 import { desc, eq } from "drizzle-orm";
 import { type AppDeps, buildApp } from "../app.ts";
 import { type Config, testConfig } from "../config.ts";
@@ -76,6 +82,37 @@ export async function createHarness(
     const remoteAddress = opts.ip ?? `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
     const response = await app.inject({ method, url, headers, payload, remoteAddress });
     return { status: response.statusCode, body: response.json() as Envelope<T> };
+  }
+
+  /**
+   * Calls a route of the contract like the web client does: the input as a form body (a
+   * query string on GET), the path's parameters filled in.
+   */
+  async function request<R extends Route>(
+    route: R,
+    opts: {
+      input?: InputOf<R>;
+      params?: Record<string, string | number>;
+      token?: string;
+      lang?: "cn" | "en";
+      ip?: string;
+    } = {},
+  ): Promise<{ status: number; body: Envelope<ReplyOf<R>> }> {
+    const { input, params, ...rest } = opts;
+    const fields = Object.fromEntries(
+      Object.entries((input ?? {}) as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]): [string, string] => [
+          k,
+          typeof v === "boolean" ? (v ? "1" : "0") : String(v),
+        ]),
+    );
+    const path = pathOf(route, params);
+    if (route.method === "GET") {
+      const query = new URLSearchParams(fields).toString();
+      return call(route.method, query ? `${path}?${query}` : path, rest);
+    }
+    return call(route.method, path, { ...rest, form: fields });
   }
 
   /** The last code the platform sent to `recipient`, read from the outbox as an operator would. */
@@ -163,6 +200,7 @@ export async function createHarness(
     db: database.db,
     clock,
     call,
+    request,
     lastCode,
     signUp,
     person,

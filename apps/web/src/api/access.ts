@@ -3,19 +3,16 @@ import type {
   AccessRequestView,
   AdminEntry,
   AuditStep,
-  adminPushBody,
   BlackListEntry,
   ConnectRight,
   ListResult,
+  ParsedInputOf,
   ReplyResult,
   ScanCodeResult,
-  transferBody,
-  updateMachineInfoBody,
   WhiteListEntry,
 } from "@keyway/shared";
-import { INFO_TYPE, PAGE_SIZE } from "@keyway/shared";
-import type { z } from "zod";
-import { api } from "./client.ts";
+import { API, INFO_TYPE, PAGE_SIZE } from "@keyway/shared";
+import { request } from "./client.ts";
 
 export type {
   AccessKind,
@@ -48,106 +45,84 @@ export interface ReplyPayload {
   visitTime?: number;
 }
 
+const a = API.access;
+
 /** Visit and bind requests and their audit (SPEC §7 "Audit and authority"). */
 export const accessApi = {
   /** The device behind a machine code and the caller's identity on it. */
-  scanCodeCheck: (machineCode: string) =>
-    api.post<ScanCodeResult>("/v1/cloudSet/scanCodeCheck", { machineCode }),
+  scanCodeCheck: (machineCode: string) => request(a.scanCode, { machineCode }),
   request: (kind: AccessKind, body: AccessRequestPayload) =>
     kind === "visit"
-      ? api.post<AccessRequestView>("/v1/audit/addVisit", {
+      ? request(a.requestVisit, {
           machineID: body.machineID,
           terminalID: body.terminalID,
           terminalName: body.terminalName,
           message: body.message,
           password: body.password || undefined,
         })
-      : api.post<AccessRequestView>("/v1/audit/addBind", {
+      : request(a.requestBind, {
           machineID: body.machineID,
           remarks: body.remarks ?? "",
           message: body.message,
           password: body.password || undefined,
         }),
   checkMachinePwd: (machineID: number, machinePwd: string) =>
-    api.post<{ ok: true }>("/v1/audit/checkMachinePwd", { machineID, machinePwd }),
+    request(a.checkPassword, { machineID, machinePwd }),
   /** An approver's answer by request id. */
   reply: (kind: AccessKind, requestId: number, body: ReplyPayload) =>
-    api.post<AccessRequestView>(kind === "visit" ? "/v1/audit/visitReply" : "/v1/audit/bindReply", {
-      requestId,
-      ...body,
-    }),
+    request(kind === "visit" ? a.visitReply : a.bindReply, { requestId, ...body }),
   /** An approver's answer from the message centre (by message id). */
   verify: (kind: AccessKind, msgId: number, body: ReplyPayload) =>
-    api.post<AccessRequestView>(`/msg/v1/device/${kind}/verify`, { msgId, ...body }),
+    request(kind === "visit" ? a.visitVerify : a.bindVerify, { msgId, ...body }),
   /** A request with its steps, by request id or by one of its messages. */
-  auditProcess: (query: { requestId?: number; msgId?: number }) =>
-    api.get<AccessRequestView>("/v1/devices/auditProcess", query),
+  auditProcess: (query: { requestId?: number; msgId?: number }) => request(a.auditProcess, query),
   checkCloudServiceState: (machineID: number, terminalID: string) =>
-    api.post<ConnectRight>("/v1/audit/checkCloudServiceState", { machineID, terminalID }),
+    request(a.rights, { machineID, terminalID }),
 };
 
-export type AddBkeyPayload = z.output<typeof adminPushBody>;
-export type TransferPayload = z.output<typeof transferBody>;
-export type MachineInfoPayload = z.output<typeof updateMachineInfoBody>;
+export type AddBkeyPayload = ParsedInputOf<typeof a.addBkey>;
+export type TransferPayload = ParsedInputOf<typeof a.transfer>;
+export type MachineInfoPayload = ParsedInputOf<typeof a.updateDeviceInfo>;
+
+/** One of the lists of /admin/select: its entries follow `infoType`. */
+const select = <T>(machineID: number, infoType: number) =>
+  request(a.select, { machineID, infoType, start: 0 }) as Promise<ListResult<T>>;
 
 /** The authority centre of a device (Akey and Bkeys; SPEC §6). */
 export const authorityApi = {
   /** Akey, Bkeys, ordinary users and visitors (SPEC §9: page size 500). */
-  members: (machineID: number) =>
-    api.post<ListResult<AdminEntry>>("/admin/select", {
-      machineID,
-      infoType: INFO_TYPE.admins,
-      start: 0,
-    }),
+  members: (machineID: number) => select<AdminEntry>(machineID, INFO_TYPE.admins),
   /** Visit grants still valid (SPEC §9: page size 300). */
-  validVisits: (machineID: number) =>
-    api.post<ListResult<WhiteListEntry>>("/admin/select", {
-      machineID,
-      infoType: INFO_TYPE.validVisit,
-      start: 0,
-    }),
-  blackList: (machineID: number) =>
-    api.post<ListResult<BlackListEntry>>("/admin/select", {
-      machineID,
-      infoType: INFO_TYPE.blackList,
-      start: 0,
-    }),
+  validVisits: (machineID: number) => select<WhiteListEntry>(machineID, INFO_TYPE.validVisit),
+  blackList: (machineID: number) => select<BlackListEntry>(machineID, INFO_TYPE.blackList),
   /** The white list: every visit grant, newest first (SPEC §9: page size 6). */
   whiteList: (deviceId: number, page: number) =>
-    api.post<ListResult<WhiteListEntry>>("/device/v1/admin/visit/detail/page", {
-      deviceId,
-      page,
-      pageSize: PAGE_SIZE.whiteList,
-    }),
-  addBkey: (body: AddBkeyPayload) => api.post<AdminEntry>("/admin/push", body),
+    request(a.whiteList, { deviceId, page, pageSize: PAGE_SIZE.whiteList }),
+  addBkey: (body: AddBkeyPayload) => request(a.addBkey, body),
   /** limit 2 makes a Bkey, 1 an ordinary user. */
   updateLevel: (body: { id: number; machineID: number; limit: 1 | 2 }) =>
-    api.post<unknown>("/admin/updateLevel", body),
+    request(a.updateLevel, body),
   zeroVisitTime: (body: { visitAlidTimeID: number; machineID: number }) =>
-    api.post<unknown>("/admin/zeroVisitTime", body),
+    request(a.zeroVisitTime, body),
   /** Minutes (at least 10) or -1 forever. */
   setVisitTime: (body: { visitTimeId: number; machineID: number; visitTime: number }) =>
-    api.put<unknown>("/device/v1/visit/time", body),
+    request(a.setVisitTime, body),
   deleteVisitTime: (body: { visitTimeId: number; machineID: number }) =>
-    api.delete<unknown>("/device/v1/visit/time", body),
-  blackListAdd: (body: { machineID: number; userId: number }) =>
-    api.post<unknown>("/admin/blacklist/add", body),
+    request(a.clearVisitTime, body),
+  blackListAdd: (body: { machineID: number; userId: number }) => request(a.blacklistAdd, body),
   blackListRemove: (body: { machineID: number; userId: number }) =>
-    api.post<unknown>("/admin/blacklist/remove", body),
-  removeMember: (body: { machineID: number; id: number }) =>
-    api.post<unknown>("/admin/member/remove", body),
+    request(a.blacklistRemove, body),
+  removeMember: (body: { machineID: number; id: number }) => request(a.removeMember, body),
   /** 1 read and write, 0 read-only. */
   setWrite: (body: { machineID: number; userId: number; write: 0 | 1 }) =>
-    api.post<unknown>("/machine/limitReadSet", body),
+    request(a.setWrite, body),
   /** 1 receives alarms, 0 none. */
   setAlarm: (body: { machineID: number; userId: number; alarm: 0 | 1 }) =>
-    api.post<unknown>("/machine/limitAlarmSet", body),
+    request(a.setAlarm, body),
   /** Akey only: the audit mode (password needed to switch to 1). */
-  updateMachineInfo: (body: MachineInfoPayload) =>
-    api.post<unknown>("/cloudSet/updateMachineInfo", body),
+  updateMachineInfo: (body: MachineInfoPayload) => request(a.updateDeviceInfo, body),
   /** Akey only: hands the device over; the old Akey stays as a Bkey. */
-  transfer: (body: TransferPayload) => api.post<unknown>("/machine/transfer", body),
+  transfer: (body: TransferPayload) => request(a.transfer, body),
   /** Akey (personal) or enterprise maintainer: confirms every alarm of the device. */
-  confirmAlarms: (machineID: number) =>
-    api.post<unknown>("/machine/confirmMacAlarm", { machineID }),
+  confirmAlarms: (machineID: number) => request(a.confirmAllAlarms, { machineID }),
 };

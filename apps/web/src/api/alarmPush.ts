@@ -1,24 +1,16 @@
 import type {
-  AlarmContact,
   alarmContactAddBody,
-  EmailSendRecord,
-  EntMsgConfig,
   entMsgConfigBody,
-  ListResult,
-  MachineMsgConfig,
-  SmsSendRecord,
-  SmsStock,
-  SmsStockRecord,
-  SmsTransferResult,
   setUserMsgConfigBody,
   smsAllocateBody,
   smsSaleBody,
   smsTransferBody,
-  UserMsgConfig,
 } from "@keyway/shared";
-import { PAGE_SIZE } from "@keyway/shared";
+import { API, PAGE_SIZE } from "@keyway/shared";
 import type { z } from "zod";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
+
+const a = API.alarmPush;
 
 /**
  * SMS / e-mail alarm pushes (SPEC §7 "SMS and e-mail" and the switch / contact calls of
@@ -50,81 +42,55 @@ export type ContactInput = z.input<typeof alarmContactAddBody>;
 
 export const alarmPushApi = {
   // ---- Configuration ----
-  userConfig: (eid: number) => api.get<UserMsgConfig>("/v1/alarm/userMsgConfig", { eid }),
-  setUserConfig: (body: z.output<typeof setUserMsgConfigBody>) =>
-    api.post<UserMsgConfig>("/v1/alarm/setUserMsgConfig", body),
-  entConfig: (eid: number) => api.get<EntMsgConfig>("/msg/v1/ent/userMessage/info", { eid }),
-  setEntConfig: (body: z.output<typeof entMsgConfigBody>) =>
-    api.put<EntMsgConfig>("/msg/v1/ent/userMessage", body),
+  userConfig: (eid: number) => request(a.userConfig, { eid }),
+  setUserConfig: (body: z.output<typeof setUserMsgConfigBody>) => request(a.setUserConfig, body),
+  entConfig: (eid: number) => request(a.entConfig, { eid }),
+  setEntConfig: (body: z.output<typeof entMsgConfigBody>) => request(a.setEntConfig, body),
 
   // ---- Stock ----
   /** The caller's own balance in the personal context. */
-  personalStock: () => api.get<SmsStock>("/v1/sms/stock"),
+  personalStock: () => request(a.personalStock),
   /** A member's balance in an enterprise (absent userId: the caller's). */
-  userStock: (eid: number, userId?: number) =>
-    api.get<SmsStock>("/msg/v1/ent/sms/user/stock", { eid, userId }),
+  userStock: (eid: number, userId?: number) => request(a.userStock, { eid, userId }),
   /** Every member's balance (admin). */
-  stockList: (eid: number) =>
-    api.get<ListResult<SmsStock>>("/msg/v1/ent/sms/user/stock/list", { eid }),
-  allocate: (body: z.output<typeof smsAllocateBody>) =>
-    api.put<SmsStock>("/msg/v1/ent/userMessage/allocate", body),
-  transfer: (body: z.output<typeof smsTransferBody>) =>
-    api.put<SmsTransferResult>("/msg/v1/ent/userMessage/transfer", body),
+  stockList: (eid: number) => request(a.stockList, { eid }),
+  allocate: (body: z.output<typeof smsAllocateBody>) => request(a.allocate, body),
+  transfer: (body: z.output<typeof smsTransferBody>) => request(a.transfer, body),
 
   // ---- Per-device SMS switch ----
-  devices: (query: DeviceMsgQuery) =>
-    api.get<ListResult<MachineMsgConfig>>("/v1/devices/msgConfig", { ...query }),
+  devices: (query: DeviceMsgQuery) => request(a.devices, { ...query }),
   setMachineSmsFlag: (eid: number, machineId: number, smsFlag: boolean) =>
     eid === 0
-      ? api.post<MachineMsgConfig>("/v1/alarm/setMachineSmsFlag", { machineId, smsFlag })
-      : api.put<MachineMsgConfig>("/msg/v1/ent/alarm/setMachineSmsFlag", {
-          eid,
-          machineId,
-          smsFlag,
-        }),
+      ? request(a.setDeviceSwitch, { machineId, smsFlag })
+      : request(a.setEntDeviceSwitch, { eid, machineId, smsFlag }),
 
   // ---- Alarm contacts ----
   contacts: (eid: number) =>
     eid === 0
-      ? api.get<ListResult<AlarmContact>>("/v1/alarm/contact/list", { page: 1, pageSize: 100 })
-      : api.get<ListResult<AlarmContact>>("/msg/v1/ent/alarmContact", {
-          eid,
-          page: 1,
-          pageSize: 100,
-        }),
+      ? request(a.contacts, { page: 1, pageSize: 100 })
+      : request(a.entContacts, { eid, page: 1, pageSize: 100 }),
   addContact: (eid: number, body: z.output<typeof alarmContactAddBody>) =>
-    eid === 0
-      ? api.post<AlarmContact>("/v1/alarm/contact/add", body)
-      : api.post<AlarmContact>("/msg/v1/ent/alarmContact", { ...body, eid }),
+    eid === 0 ? request(a.addContact, body) : request(a.addEntContact, { ...body, eid }),
   removeContact: (eid: number, id: number) =>
-    eid === 0
-      ? api.delete<null>("/v1/alarm/contact/del", { id })
-      : api.delete<null>("/msg/v1/ent/alarmContact", { id, eid }),
+    eid === 0 ? request(a.deleteContact, { id }) : request(a.deleteEntContact, { id, eid }),
 
   // ---- Records (newest first; SPEC §9 SMS logs 10 a page) ----
-  sales: (query: RecordQuery) =>
-    api.post<ListResult<SmsStockRecord>>("/v1/sms/sale-list", withPageSize(query)),
-  allocations: (query: RecordQuery) =>
-    api.post<ListResult<SmsStockRecord>>(
-      "/msg/v1/ent/sms/log/allocation/page",
-      withPageSize(query),
-    ),
+  sales: (query: RecordQuery) => request(a.sales, withPageSize(query)),
+  allocations: (query: RecordQuery) => request(a.allocations, withPageSize(query)),
   /** Sends billed to or addressed for the caller (in the context `eid`). */
-  smsLog: (query: RecordQuery) =>
-    api.post<ListResult<SmsSendRecord>>("/msg/v1/alarm/sms/page", withPageSize(query)),
-  emailLog: (query: RecordQuery) =>
-    api.post<ListResult<EmailSendRecord>>("/msg/v1/alarm/email/page", withPageSize(query)),
+  smsLog: (query: RecordQuery) => request(a.smsLog, withPageSize(query)),
+  emailLog: (query: RecordQuery) => request(a.emailLog, withPageSize(query)),
   /** Every send of the enterprise (admin). */
-  entSmsLog: (query: RecordQuery) =>
-    api.get<ListResult<SmsSendRecord>>("/msg/v1/ent/alarm/smsLoggerPage", withPageSize(query)),
-  entEmailLog: (query: RecordQuery) =>
-    api.get<ListResult<EmailSendRecord>>("/msg/v1/ent/alarm/emailLoggerPage", withPageSize(query)),
+  entSmsLog: (query: RecordQuery) => request(a.entSmsLog, withPageSize(query)),
+  entEmailLog: (query: RecordQuery) => request(a.entEmailLog, withPageSize(query)),
+
+  /** Sends per day of the last 30 days, counted in the viewer's time zone (UTC+8 is 480). */
+  statistics: (eid: number) =>
+    request(a.statistics, { eid, utcOffset: -new Date().getTimezoneOffset() }),
 
   // ---- Operator ----
-  recordSale: (body: z.output<typeof smsSaleBody>) =>
-    api.post<SmsStock>("/operator/v1/sms/sale", body),
-  operatorSales: (query: RecordQuery) =>
-    api.post<ListResult<SmsStockRecord>>("/operator/v1/sms/sale-list", withPageSize(query)),
+  recordSale: (body: z.output<typeof smsSaleBody>) => request(a.recordSale, body),
+  operatorSales: (query: RecordQuery) => request(a.allSales, withPageSize(query)),
 };
 
 function withPageSize(query: RecordQuery) {

@@ -3,12 +3,11 @@ import type {
   AlarmKanban,
   AlarmLevelKey,
   AlarmListResult,
-  AlarmResetResult,
   AlarmRights,
   AlarmStateFilter,
 } from "@keyway/shared";
-import { PAGE_SIZE } from "@keyway/shared";
-import { api } from "./client.ts";
+import { API, PAGE_SIZE } from "@keyway/shared";
+import { request } from "./client.ts";
 
 export type { AlarmEntry, AlarmKanban, AlarmListResult, AlarmRights };
 
@@ -22,25 +21,21 @@ export interface AlarmFilters {
   endTime?: string;
 }
 
-/** SPEC §7 "Alarms" and the alarm centre (docs/decisions.md 44). */
+/** SPEC §7 "Alarms" and the alarm centre (packages/shared/src/contract/alarms.ts). */
 export const alarmsApi = {
   /** A device's alarms (6 a page), with what the caller may do with them. */
   deviceAlarms: (
     q: { deviceCode: string; eid?: number; state?: AlarmStateFilter },
     page: number,
     pageSize: number = PAGE_SIZE.alarms,
-  ) => api.get<AlarmListResult>("/v1/devices/alarms", { ...q, page, pageSize }),
+  ) => request(API.alarms.deviceAlarms, { ...q, page, pageSize }),
   /** Alarms of every device of the context (6 a page). */
   list: (filters: AlarmFilters, page: number, pageSize: number = PAGE_SIZE.alarms) =>
-    api.post<AlarmListResult>("/v1/devices/alarmList", { ...filters, page, pageSize }),
+    request(API.alarms.list, { ...filters, page, pageSize }),
   /** Statistics over the filters' range (default the last 7 days) at the browser's offset. */
   kanban: (filters: AlarmFilters) =>
-    api.post<AlarmKanban>("/v1/devices/alarmKanban", {
-      ...filters,
-      utcOffset: -new Date().getTimezoneOffset(),
-    }),
-  confirm: (id: number, eid: number) => api.put<AlarmEntry>("/v1/devices/alarms", { id, eid }),
+    request(API.alarms.kanban, { ...filters, utcOffset: -new Date().getTimezoneOffset() }),
+  confirm: (id: number, eid: number) => request(API.alarms.confirm, { id, eid }),
   /** Clears the device's alarms still on and confirms the unconfirmed ones. */
-  reset: (deviceCode: string, eid: number) =>
-    api.put<AlarmResetResult>("/v1/devices/imageReset", { deviceCode, eid }),
+  reset: (deviceCode: string, eid: number) => request(API.alarms.reset, { deviceCode, eid }),
 };

@@ -1,15 +1,15 @@
 import type {
   CameraAccountList,
   CameraAccountView,
-  CameraAppKeyCheck,
   CameraBinding,
-  cameraAccountAddBody,
-  cameraAccountUpdateBody,
+  ParsedInputOf,
 } from "@keyway/shared";
-import type { z } from "zod";
-import { api } from "./client.ts";
+import { API } from "@keyway/shared";
+import { request } from "./client.ts";
 
 export type { CameraAccountList, CameraAccountView, CameraBinding };
+
+const c = API.cameras;
 
 /** react-query keys of the camera accounts (the list, and per device its binding). */
 export const cameraKeys = {
@@ -19,27 +19,22 @@ export const cameraKeys = {
 };
 
 /**
- * Camera cloud accounts (EZVIZ; the contract is the header of packages/shared/src/cameras.ts).
- * The Secret is sent on add / check / change and always comes back masked.
+ * Camera cloud accounts (EZVIZ; packages/shared/src/contract/cameras.ts). The Secret is sent
+ * on add / check / change and always comes back masked.
  */
 export const camerasApi = {
-  list: () => api.get<CameraAccountList>("/device/v1/ezviz/account"),
+  list: () => request(c.list, {}),
   /** The list plus the account bound to the device (ezviz_account_id, 0: none). */
-  forMachine: (machineId: number) =>
-    api.get<CameraAccountList>("/device/v1/ezviz/account", { machineId }),
-  add: (body: z.output<typeof cameraAccountAddBody>) =>
-    api.post<CameraAccountView>("/device/v1/ezviz/account", body),
+  forMachine: (machineId: number) => request(c.list, { machineId }),
+  add: (body: ParsedInputOf<typeof c.add>) => request(c.add, body),
   /** A blank or absent secret keeps the stored one. */
-  update: (body: z.output<typeof cameraAccountUpdateBody>) =>
-    api.post<CameraAccountView>("/user/updateEzvizAccount", body),
-  remove: (id: number) => api.delete<null>("/device/v1/ezviz/account", { id }),
+  update: (body: ParsedInputOf<typeof c.update>) => request(c.update, body),
+  remove: (id: number) => request(c.remove, { id }),
   /** Checks a key pair at EZVIZ without storing it. */
-  checkAppKey: (body: { appKey: string; secret: string }) =>
-    api.post<CameraAppKeyCheck>("/user/checkEzvizAppkey", body),
+  checkAppKey: (body: { appKey: string; secret: string }) => request(c.checkAppKey, body),
   /** Re-checks a stored account at EZVIZ (5 a day per account). */
-  checkAccount: (id: number) => api.post<CameraAccountView>("/user/checkEzvizAccount", { id }),
+  checkAccount: (id: number) => request(c.checkAccount, { id }),
   bind: (machineId: number, ezvizAccountId: number) =>
-    api.post<CameraBinding>("/machine/changeEzvizAccount", { machineId, ezvizAccountId }),
-  release: (machineId: number) =>
-    api.post<CameraBinding>("/machine/releaseEzvizAccount", { machineId }),
+    request(c.bind, { machineId, ezvizAccountId }),
+  release: (machineId: number) => request(c.release, { machineId }),
 };

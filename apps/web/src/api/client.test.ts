@@ -6,6 +6,7 @@ import { LOGOUT_DELAY_MS, LOGOUT_DELAY_SMS_ALARM_MS, REQUEST_TIMEOUT_MS } from "
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Feedback } from "../lib/feedback.ts";
 import { type FakeBrowser, installFakeBrowser } from "../store/testDom.ts";
+import type { CallOptions, FormBody } from "./client.ts";
 
 /**
  * The axios client of SPEC §7/§8 against a real local HTTP server: what goes on the wire
@@ -119,6 +120,13 @@ async function failure(promise: Promise<unknown>) {
   return error as import("./errors.ts").ApiError;
 }
 
+/** Calls as `request` makes them; SPEC §8's SMS and alarm calls say so (the contract's flag). */
+const get = (url: string, params?: FormBody, options?: CallOptions) =>
+  client.call("GET", url, params, options);
+const post = <T = unknown>(url: string, body: FormBody, options?: CallOptions) =>
+  client.call<T>("POST", url, body, options);
+const SMS_ALARM = { smsAlarm: true };
+
 describe("what the client sends", () => {
   it("uses base /api, a 15 s timeout, the cloudtoken header and form-encoded bodies", async () => {
     expect(client.http.defaults.baseURL).toBe("/api");
@@ -126,7 +134,7 @@ describe("what the client sends", () => {
     expect(client.http.defaults.timeout).toBe(REQUEST_TIMEOUT_MS);
     signIn();
 
-    const data = await client.api.post<{ ok: boolean }>("/user/v1/userName", {
+    const data = await post<{ ok: boolean }>("/user/v1/userName", {
       name: "Ada Lovelace",
       keepLogin: true,
       remember: false,
@@ -134,22 +142,22 @@ describe("what the client sends", () => {
       empty: null,
     });
     expect(data).toEqual({ ok: true });
-    const post = seen[0]!;
-    expect(post.method).toBe("POST");
-    expect(post.url).toBe("/api/user/v1/userName");
-    expect(post.headers.cloudtoken).toBe("tok-123");
-    expect(post.headers["content-type"]).toContain("application/x-www-form-urlencoded");
-    expect(post.body).toBe("name=Ada+Lovelace&keepLogin=1&remember=0");
+    const sent = seen[0]!;
+    expect(sent.method).toBe("POST");
+    expect(sent.url).toBe("/api/user/v1/userName");
+    expect(sent.headers.cloudtoken).toBe("tok-123");
+    expect(sent.headers["content-type"]).toContain("application/x-www-form-urlencoded");
+    expect(sent.body).toBe("name=Ada+Lovelace&keepLogin=1&remember=0");
 
-    await client.api.get("/user/selectInfo", { page: 2, none: undefined });
+    await get("/user/selectInfo", { page: 2, none: undefined });
     expect(seen[1]!.url).toBe("/api/user/selectInfo?page=2");
-    await client.eapi.post("/portal/x", { a: 1 });
+    await post("/portal/x", { a: 1 }, { base: "/eapi" });
     expect(seen[2]!.url).toBe("/eapi/portal/x");
     expect(seen[2]!.headers.cloudtoken).toBe("tok-123");
   });
 
   it("sends no cloudtoken without the token cookie", async () => {
-    await client.api.get("/common/x");
+    await get("/common/x");
     expect(seen[0]!.headers.cloudtoken).toBeUndefined();
   });
 });
@@ -157,7 +165,7 @@ describe("what the client sends", () => {
 describe("SPEC §8 transport table", () => {
   it("hwcode 113: error notification, logout to /loginTimeout after 1 s", async () => {
     signIn();
-    const error = await failure(client.api.get("/device/v1/list/hw/113"));
+    const error = await failure(get("/device/v1/list/hw/113"));
     expect(error.kind).toBe("session");
     expect(notifications.map((n) => n.title)).toEqual(["server says 113"]);
     browser.clock.advance(LOGOUT_DELAY_MS - 1);
@@ -170,7 +178,7 @@ describe("SPEC §8 transport table", () => {
 
   it("hwcode 113 on an SMS call: logout after 1.2 s, not at 1 s", async () => {
     signIn();
-    await failure(client.api.get("/v1/sms/stock/hw/113"));
+    await failure(get("/v1/sms/stock/hw/113", undefined, SMS_ALARM));
     browser.clock.advance(LOGOUT_DELAY_MS);
     expect(navigations).toEqual([]);
     browser.clock.advance(LOGOUT_DELAY_SMS_ALARM_MS - LOGOUT_DELAY_MS - 1);
@@ -181,7 +189,7 @@ describe("SPEC §8 transport table", () => {
 
   it("hwcode 404 on an alarm call is a token error: logout after 1.2 s", async () => {
     signIn();
-    const error = await failure(client.api.get("/v1/devices/alarms/hw/404"));
+    const error = await failure(get("/v1/devices/alarms/hw/404", undefined, SMS_ALARM));
     expect(error.kind).toBe("session");
     expect(notifications.map((n) => n.title)).toEqual([
       "Invalid token (Token expired). Please log in again",
@@ -194,7 +202,7 @@ describe("SPEC §8 transport table", () => {
 
   it("hwcode 404 elsewhere is an ordinary failure: no logout", async () => {
     signIn();
-    const error = await failure(client.api.get("/device/v1/detail/hw/404"));
+    const error = await failure(get("/device/v1/detail/hw/404"));
     expect(error.kind).toBe("business");
     expect(error.message).toBe("server says 404");
     expect(browser.clock.pending()).toBe(0);
@@ -204,7 +212,7 @@ describe("SPEC §8 transport table", () => {
   it("other hwcodes on SMS and alarm calls show the server's message", async () => {
     signIn();
     for (const url of ["/msg/v1/ent/userMessage/hw/04012501", "/v1/alarm/contact/add/hw/420"]) {
-      const error = await failure(client.api.post(url, {}));
+      const error = await failure(post(url, {}, SMS_ALARM));
       expect(error.kind).toBe("business");
       showError(error);
     }
@@ -213,7 +221,7 @@ describe("SPEC §8 transport table", () => {
   });
 
   it('hwcode 500 without a message: "Server-api Error"', async () => {
-    const error = await failure(client.api.get("/device/hw/500/nomsg"));
+    const error = await failure(get("/device/hw/500/nomsg"));
     expect(error.message).toBe("Server-api Error");
   });
 
@@ -232,7 +240,7 @@ describe("SPEC §8 transport table", () => {
       [418, "Connecting error(418)!"],
     ];
     for (const [status, text] of table) {
-      const error = await failure(client.api.get(`/device/status/${status}`));
+      const error = await failure(get(`/device/status/${status}`));
       expect(error.message, String(status)).toBe(text);
       expect(error.status).toBe(status);
     }
@@ -242,7 +250,7 @@ describe("SPEC §8 transport table", () => {
   });
 
   it("HTTP 504 on an SMS or alarm call: a notification that stays", async () => {
-    const error = await failure(client.api.get("/msg/v1/alarm/sms/page/status/504"));
+    const error = await failure(get("/msg/v1/alarm/sms/page/status/504", undefined, SMS_ALARM));
     expect(error.message).toBe("Network Timeout");
     expect(notifications).toHaveLength(1);
     expect(notifications[0]!.title).toBe("Network Timeout");
@@ -250,13 +258,13 @@ describe("SPEC §8 transport table", () => {
   });
 
   it("a rate-limit answer shows the server's text", async () => {
-    const error = await failure(client.api.post("/user/login/status/429", {}));
+    const error = await failure(post("/user/login/status/429", {}));
     expect(error.message).toBe("slow down (server)");
   });
 
   it("HTTP 401 with a session: the token text, logout to /loginTimeout after 1 s", async () => {
     signIn();
-    const error = await failure(client.api.get("/device/status/401"));
+    const error = await failure(get("/device/status/401"));
     expect(error.kind).toBe("session");
     expect(notifications.map((n) => n.title)).toEqual([
       "Invalid token (Token expired)... Please log in again",
@@ -268,7 +276,7 @@ describe("SPEC §8 transport table", () => {
   });
 
   it("HTTP 401 without a session (an account page opened logged out): to /login, no expiry notice", async () => {
-    await failure(client.api.get("/user/selectInfo/status/401"));
+    await failure(get("/user/selectInfo/status/401"));
     expect(notifications).toEqual([]);
     browser.clock.advance(LOGOUT_DELAY_MS);
     expect(landedOn()).toEqual(["/login"]);
@@ -276,20 +284,18 @@ describe("SPEC §8 transport table", () => {
 
   it("the logout call itself does not start another logout", async () => {
     signIn();
-    const error = await failure(
-      client.api.post("/user/logout/status/401", {}, { skipSessionHandling: true }),
-    );
+    const error = await failure(post("/user/logout/status/401", {}, { skipSessionHandling: true }));
     expect(error.kind).toBe("transport");
     expect(browser.clock.pending()).toBe(0);
   });
 
   it("a call refused after this browser logged out of its token is quiet: no notice, no logout", async () => {
     signIn();
-    await client.api.post("/user/logout", {}, { skipSessionHandling: true });
+    await post("/user/logout", {}, { skipSessionHandling: true });
     // Still on its way with the old token when the logout went through.
-    const error = await failure(client.api.get("/device/v1/list/hw/113"));
+    const error = await failure(get("/device/v1/list/hw/113"));
     expect(error.kind).toBe("session");
-    const refused = await failure(client.api.get("/device/status/401"));
+    const refused = await failure(get("/device/status/401"));
     expect(refused.kind).toBe("session");
     expect(notifications).toEqual([]);
     expect(browser.clock.pending()).toBe(0);
@@ -297,7 +303,7 @@ describe("SPEC §8 transport table", () => {
 
   it("a refusal for a token the browser no longer holds is quiet", async () => {
     browser.cookies.set("token", { value: "tok-old" });
-    const late = failure(client.api.get("/device/status/401"));
+    const late = failure(get("/device/status/401"));
     browser.cookies.clear(); // signed out meanwhile
     expect((await late).kind).toBe("session");
     expect(notifications).toEqual([]);
@@ -305,7 +311,7 @@ describe("SPEC §8 transport table", () => {
   });
 
   it('no answer at all: "Network or interface error!"', async () => {
-    const error = await failure(client.api.get("/device/drop"));
+    const error = await failure(get("/device/drop"));
     expect(error.message).toBe("Network or interface error!");
     expect(error.status).toBeNull();
   });
@@ -315,31 +321,10 @@ describe("SPEC §8 transport table", () => {
     const saved = client.http.defaults.timeout;
     client.http.defaults.timeout = 150;
     try {
-      const error = await failure(client.api.get("/device/hang"));
+      const error = await failure(get("/device/hang"));
       expect(error.message).toBe("Request timeout");
     } finally {
       client.http.defaults.timeout = saved;
-    }
-  });
-});
-
-describe("which calls are SMS and alarm calls", () => {
-  it("takes the message service, SMS stock, alarm push and alarm lists, nothing else", () => {
-    for (const url of [
-      "/msg/v1/ent/userMessage",
-      "/v1/sms/stock",
-      "/operator/v1/sms/sale",
-      "/v1/alarm/userMsgConfig",
-      "/v1/devices/alarms",
-      "/v1/devices/alarmKanban",
-      "/v1/devices/msgConfig",
-      "/machine/confirmMacAlarm",
-      "/v1/iotcard/alarm/device/log",
-    ]) {
-      expect(client.isSmsAlarmCall(url), url).toBe(true);
-    }
-    for (const url of ["/user/login", "/v1/devices/list", "/device/v1/userGroup", "/messages"]) {
-      expect(client.isSmsAlarmCall(url), url).toBe(false);
     }
   });
 });

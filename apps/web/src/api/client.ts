@@ -1,12 +1,17 @@
 import {
+  API,
   type Envelope,
   HW,
   hwKeyOf,
   hwMessage,
+  type InputOf,
   isSuccess,
   LOGOUT_DELAY_MS,
   LOGOUT_DELAY_SMS_ALARM_MS,
+  pathOf,
   REQUEST_TIMEOUT_MS,
+  type ReplyOf,
+  type Route,
 } from "@keyway/shared";
 import axios, { type AxiosError, type AxiosRequestConfig, type Method } from "axios";
 import i18n, { currentLang } from "../i18n/index.ts";
@@ -53,34 +58,12 @@ export interface CallOptions {
   base?: ApiBase;
   /**
    * SPEC §8 treats SMS and alarm calls apart (hwcode 404 logs out, 1.2 s logout, persistent
-   * 504). Defaults to `isSmsAlarmCall(url)`; set it to override the path rule.
+   * 504); `request` takes it from the route's contract.
    */
   smsAlarm?: boolean;
 }
 
 export type ApiBase = "/api" | "/eapi";
-
-// ---- SPEC §8 transport table ----
-
-/**
- * SMS and alarm calls (SPEC §8 "on SMS and alarm calls"): the SMS / e-mail alarm push
- * configuration, stock and records, and the alarm lists, confirmations and limits. Decided by
- * path so every caller gets the same treatment without flagging each call
- * (docs/decisions.md 102).
- */
-const SMS_ALARM_PATHS: readonly RegExp[] = [
-  /^\/msg\//, // the message service: enterprise SMS / e-mail alarm configuration and records
-  /^\/(operator\/)?v1\/sms\//, // SMS stock and sales
-  /^\/v1\/alarm\//, // personal alarm push configuration and contacts
-  /^\/v1\/devices\/(alarm|msgConfig|imageReset)/, // alarm lists, confirmation, per-device SMS
-  /^\/machine\/(limitAlarmSet|confirmMacAlarm)/,
-  /^\/v1\/iotcard\/alarm\//,
-];
-
-export function isSmsAlarmCall(url: string): boolean {
-  const path = url.split("?")[0] ?? "";
-  return SMS_ALARM_PATHS.some((pattern) => pattern.test(path));
-}
 
 const HTTP_KEYS = {
   400: "http.e400",
@@ -134,7 +117,7 @@ export function expireSession(message: string, delayMs: number = LOGOUT_DELAY_MS
 }
 
 /**
- * Tokens this browser signed out of (POST /user/logout sent): a call still in flight with one
+ * Tokens this browser signed out of (API.accounts.logout sent): a call still in flight with one
  * comes back refused after the logout, which is not an expired session to announce.
  */
 const retiredTokens = new Set<string>();
@@ -162,9 +145,11 @@ export async function call<T>(
     else config.data = toForm(params);
   }
 
-  const smsAlarm = options.smsAlarm ?? isSmsAlarmCall(url);
+  const smsAlarm = options.smsAlarm ?? false;
   const sentToken = getToken();
-  if (url === "/user/logout" && sentToken) retiredTokens.add(sentToken);
+  if (`${options.base ?? "/api"}${url}` === API.accounts.logout.path && sentToken) {
+    retiredTokens.add(sentToken);
+  }
 
   let envelope: unknown;
   try {
@@ -232,21 +217,26 @@ function transportError(error: AxiosError, options: CallOptions, smsAlarm: boole
   return new ApiError(message, "transport", null, status);
 }
 
-export const api = {
-  get: <T>(url: string, params?: FormBody, options?: CallOptions) =>
-    call<T>("GET", url, params, options),
-  post: <T>(url: string, body?: FormBody, options?: CallOptions) =>
-    call<T>("POST", url, body ?? {}, options),
-  put: <T>(url: string, body?: FormBody, options?: CallOptions) =>
-    call<T>("PUT", url, body ?? {}, options),
-  delete: <T>(url: string, body?: FormBody, options?: CallOptions) =>
-    call<T>("DELETE", url, body, options),
-};
+export interface RouteCallOptions extends Omit<CallOptions, "base" | "smsAlarm"> {
+  params?: Record<string, string | number>;
+}
 
-/** The same client on the `/eapi` base (same cloudtoken header and error handling). */
-export const eapi = {
-  get: <T>(url: string, params?: FormBody, options?: CallOptions) =>
-    call<T>("GET", url, params, { ...options, base: "/eapi" }),
-  post: <T>(url: string, body?: FormBody, options?: CallOptions) =>
-    call<T>("POST", url, body ?? {}, { ...options, base: "/eapi" }),
-};
+/**
+ * Calls a route of the contract (packages/shared/src/contract/): its method, path, base and
+ * transport rule come from the route, the input and reply are typed by it.
+ */
+export function request<R extends Route>(
+  route: R,
+  ...[input, options]: InputOf<R> extends undefined
+    ? [input?: undefined, options?: RouteCallOptions]
+    : [input: InputOf<R>, options?: RouteCallOptions]
+): Promise<ReplyOf<R>> {
+  const path = pathOf(route, options?.params);
+  const base: ApiBase = path.startsWith("/eapi/") ? "/eapi" : "/api";
+  const body = (input ?? (route.method === "GET" ? undefined : {})) as FormBody | undefined;
+  return call<ReplyOf<R>>(route.method, path.slice(base.length), body, {
+    ...options,
+    base,
+    smsAlarm: route.smsAlarm,
+  });
+}

@@ -1,24 +1,23 @@
-import type {
-  CodePurpose,
-  checkEmailCodeBody,
-  checkSmsCodeBody,
-  sendEmailCodeBody,
-  sendSmsCodeBody,
+import {
+  API,
+  type CodePurpose,
+  type checkEmailCodeBody,
+  type checkSmsCodeBody,
+  type sendEmailCodeBody,
+  type sendSmsCodeBody,
 } from "@keyway/shared";
 import type { z } from "zod";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
 import type { AccountRef } from "./user.ts";
 
 /** Verification codes (SPEC §7 /common/*). Purposes: register | reset | change. */
+const a = API.accounts;
+
 export const commonApi = {
-  sendSmsCode: (body: z.output<typeof sendSmsCodeBody>) =>
-    api.post<unknown>("/common/mobSendMessage", body),
-  sendEmailCode: (body: z.output<typeof sendEmailCodeBody>) =>
-    api.post<unknown>("/common/emailCode", body),
-  checkSmsCode: (body: z.output<typeof checkSmsCodeBody>) =>
-    api.post<unknown>("/common/mobCheckCode", body),
-  checkEmailCode: (body: z.output<typeof checkEmailCodeBody>) =>
-    api.post<unknown>("/common/emailVerify", body),
+  sendSmsCode: (body: z.output<typeof sendSmsCodeBody>) => request(a.sendSmsCode, body),
+  sendEmailCode: (body: z.output<typeof sendEmailCodeBody>) => request(a.sendEmailCode, body),
+  checkSmsCode: (body: z.output<typeof checkSmsCodeBody>) => request(a.checkSmsCode, body),
+  checkEmailCode: (body: z.output<typeof checkEmailCodeBody>) => request(a.checkEmailCode, body),
 };
 
 /** Sends a code to a phone or an e-mail, whichever `account` is. */

@@ -1,22 +1,15 @@
 import type {
-  DeviceGroup,
   EnterpriseCreation,
   EnterpriseDeviceType,
   EnterpriseLogo,
   EnterpriseMember,
   EnterpriseSummary,
-  enterpriseDeviceAssignBody,
-  enterpriseDeviceRemoveBody,
-  ListResult,
-  Machine,
   MemberKind,
-  memberAddBody,
-  memberRemoveBody,
-  userEnterpriseCreateBody,
+  ParsedInputOf,
+  ReplyOf,
 } from "@keyway/shared";
-import { PAGE_SIZE } from "@keyway/shared";
-import type { z } from "zod";
-import { api, eapi } from "./client.ts";
+import { API, PAGE_SIZE } from "@keyway/shared";
+import { request } from "./client.ts";
 
 export type {
   EnterpriseCreation,
@@ -27,20 +20,13 @@ export type {
   MemberKind,
 };
 
+const e = API.enterprises;
+
 /** The caller's rights in an enterprise (POST /enterprises/enterprisePermission). */
-export interface EnterprisePermission {
-  eid: number;
-  kinds: MemberKind[];
-  isAdmin: 0 | 1;
-  enableProject: 0 | 1;
-  canSeeEnterpriseDevices: boolean;
-  canSeeMaintenanceDevices: boolean;
-  /** The caller may switch projects (operator; admins of a user-created enterprise). */
-  canSetProject: boolean;
-}
+export type EnterprisePermission = ReplyOf<typeof e.permission>;
 
 /** A group of enterprise devices (the enterprise list carries no device count). */
-export type EnterpriseGroup = Pick<DeviceGroup, "id" | "name">;
+export type EnterpriseGroup = ReplyOf<typeof e.createGroup>;
 
 export interface EnterpriseDeviceQuery {
   eid: number;
@@ -51,11 +37,10 @@ export interface EnterpriseDeviceQuery {
 
 /** Enterprise context calls of SPEC §7 "Enterprise" (the caller must be a member). */
 export const enterprisesApi = {
-  userEnterpriseList: () =>
-    api.post<{ list: EnterpriseSummary[] }>("/enterprises/userEnterpriseList", {}),
+  userEnterpriseList: () => request(e.listForUser),
   /** The whole list in one page (SPEC §9: device lists 5000). */
   deviceList: (query: EnterpriseDeviceQuery) =>
-    eapi.post<ListResult<Machine>>("/ent/c/manager/device/group/devicelist", {
+    request(e.portalDeviceList, {
       eid: query.eid,
       page: 1,
       pageSize: PAGE_SIZE.deviceLists,
@@ -63,59 +48,41 @@ export const enterprisesApi = {
       search: query.search,
       type: query.type,
     }),
-  groups: (eid: number) =>
-    eapi.post<{ list: EnterpriseGroup[]; total?: number }>("/ent/c/manager/device/group/all", {
-      eid,
-    }),
-  machineInfo: (eid: number, machineId: number) =>
-    api.post<Machine>("/enterprises/machineInfo", { eid, machineId }),
+  groups: (eid: number) => request(e.portalGroups, { eid }),
+  machineInfo: (eid: number, machineId: number) => request(e.machineInfo, { eid, machineId }),
   machinePersonnel: (eid: number, machineId: number) =>
-    api.post<{ list: EnterpriseMember[] }>("/enterprises/machinePersonnel", { eid, machineId }),
+    request(e.machinePersonnel, { eid, machineId }),
   machineMaintenancePersonnel: (eid: number, machineId: number) =>
-    api.post<{ list: EnterpriseMember[] }>("/enterprises/machineMaintenancePersonnel", {
-      eid,
-      machineId,
-    }),
+    request(e.machineMaintenancePersonnel, { eid, machineId }),
   updateMaintenanceRemark: (body: { eid: number; machineId: number; remark: string }) =>
-    api.post<unknown>("/enterprises/UpdateMaintenanceRemark", body),
-  info: (eid: number) => api.get<EnterpriseSummary>("/entportal/v1/enterprise/info", { eid }),
-  permission: (eid: number) =>
-    api.post<EnterprisePermission>("/enterprises/enterprisePermission", { eid }),
+    request(e.updateMaintenanceRemark, body),
+  info: (eid: number) => request(e.info, { eid }),
+  permission: (eid: number) => request(e.permission, { eid }),
   /** Whether the caller may create an enterprise of their own (brand switch, limit). */
-  creation: () => api.get<EnterpriseCreation>("/enterprises/v1/creation"),
+  creation: () => request(e.creation),
   /** Creates an enterprise of the caller's own; they become its admin. */
-  createOwn: (body: z.output<typeof userEnterpriseCreateBody>) =>
-    api.post<EnterpriseSummary>("/enterprises/v1/create", body),
-  logo: (eid: number) => eapi.get<EnterpriseLogo>("/o/getlogo", { eid }),
+  createOwn: (body: ParsedInputOf<typeof e.createOwn>) => request(e.createOwn, body),
+  logo: (eid: number) => request(e.logo, { eid }),
 };
 
 /** Enterprise administration (operator, or an admin of that enterprise). */
 export const enterpriseAdminApi = {
-  setProject: (body: { eid: number; enableProject: 0 | 1 }) =>
-    api.put<EnterpriseSummary>("/enterprises/v1/admin/project", body),
-  members: (eid: number) =>
-    api.get<{ list: EnterpriseMember[] }>("/enterprises/v1/admin/members", { eid }),
-  addMember: (body: z.output<typeof memberAddBody>) =>
-    api.post<null>("/enterprises/v1/admin/members", body),
-  removeMember: (body: z.output<typeof memberRemoveBody>) =>
-    api.delete<null>("/enterprises/v1/admin/members", body),
-  devices: (eid: number, type: EnterpriseDeviceType) =>
-    api.get<ListResult<Machine>>("/enterprises/v1/admin/devices", { eid, type }),
+  setProject: (body: { eid: number; enableProject: 0 | 1 }) => request(e.setProject, body),
+  members: (eid: number) => request(e.members, { eid }),
+  addMember: (body: ParsedInputOf<typeof e.addMember>) => request(e.addMember, body),
+  removeMember: (body: ParsedInputOf<typeof e.removeMember>) => request(e.removeMember, body),
+  devices: (eid: number, type: EnterpriseDeviceType) => request(e.adminDevices, { eid, type }),
   /** Operator only. */
-  assignDevice: (body: z.output<typeof enterpriseDeviceAssignBody>) =>
-    api.post<Machine>("/enterprises/v1/admin/devices", body),
-  removeDevice: (body: z.output<typeof enterpriseDeviceRemoveBody>) =>
-    api.delete<null>("/enterprises/v1/admin/devices", body),
-  createGroup: (body: { eid: number; name: string }) =>
-    api.post<EnterpriseGroup>("/enterprises/v1/admin/groups", body),
+  assignDevice: (body: ParsedInputOf<typeof e.assignDevice>) => request(e.assignDevice, body),
+  removeDevice: (body: ParsedInputOf<typeof e.removeDevice>) => request(e.removeDevice, body),
+  createGroup: (body: { eid: number; name: string }) => request(e.createGroup, body),
   /** Refused with 04011201 while the group still holds devices. */
-  deleteGroup: (body: { eid: number; id: number }) =>
-    api.delete<null>("/enterprises/v1/admin/groups", body),
+  deleteGroup: (body: { eid: number; id: number }) => request(e.deleteGroup, body),
   /** Puts an enterprise device in a group (`groupId` 0: none). */
   setDeviceGroup: (body: {
     eid: number;
     machineId: number;
     type: EnterpriseDeviceType;
     groupId: number;
-  }) => api.put<null>("/enterprises/v1/admin/devices/group", body),
+  }) => request(e.setDeviceGroup, body),
 };

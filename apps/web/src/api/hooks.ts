@@ -1,7 +1,7 @@
 import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { toStateMap } from "../features/device/machine.ts";
 import { hasToken } from "../lib/session.ts";
-import { toStateMap } from "../pages/devices/machine.ts";
 import { useAppStore } from "../store/app.ts";
 import { devicesApi } from "./devices.ts";
 import { enterprisesApi } from "./enterprises.ts";

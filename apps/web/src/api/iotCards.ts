@@ -1,13 +1,13 @@
-import type {
-  IotCardDetail,
-  IotCardQr,
-  IotCardState,
-  IotCardTraffic,
-  IotCardView,
-  IotCardWarningView,
-  ListResult,
+import {
+  API,
+  type IotCardDetail,
+  type IotCardQr,
+  type IotCardState,
+  type IotCardTraffic,
+  type IotCardView,
+  type IotCardWarningView,
 } from "@keyway/shared";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
 
 export type { IotCardDetail, IotCardQr, IotCardTraffic, IotCardView, IotCardWarningView };
 
@@ -29,27 +29,24 @@ export const iotCardKeys = {
 };
 
 /**
- * 4G IoT cards (SPEC §7 "IoT card"; the contract is the header of
- * packages/shared/src/iotCards.ts). A card the context does not see answers 15010101.
+ * 4G IoT cards (SPEC §7 "IoT card"; packages/shared/src/contract/iotCards.ts). A card the
+ * context does not see answers 15010101.
  */
 export const iotCardsApi = {
-  list: (query: IotCardListQuery) =>
-    api.post<ListResult<IotCardView>>("/iotcard/iotCard/getIotCard", { ...query }),
-  info: (eid: number, iccid: string) => api.get<IotCardDetail>("/v1/iotcard/info", { eid, iccid }),
-  qrCode: (eid: number, iccid: string) =>
-    api.get<IotCardQr>("/iotcard/iotCard/qrCode", { eid, iccid }),
+  list: (query: IotCardListQuery) => request(API.iotCards.list, { ...query }),
+  info: (eid: number, iccid: string) => request(API.iotCards.info, { eid, iccid }),
+  qrCode: (eid: number, iccid: string) => request(API.iotCards.qrCode, { eid, iccid }),
   /** A read from the carrier now: 15010201 within an hour of the last one. */
-  refresh: (eid: number, iccid: string) =>
-    api.post<IotCardView>("/v1/iotcard/refresh", { eid, iccid }),
+  refresh: (eid: number, iccid: string) => request(API.iotCards.refresh, { eid, iccid }),
   warnings: (query: {
     eid: number;
     iccid?: string;
     machineId?: number;
     page: number;
     pageSize: number;
-  }) => api.post<ListResult<IotCardWarningView>>("/v1/iotcard/alarm/device/log", { ...query }),
+  }) => request(API.iotCards.warningLog, { ...query }),
   traffic: (eid: number, days: number) =>
-    api.post<IotCardTraffic>("/v1/iotcard/traffic", {
+    request(API.iotCards.traffic, {
       eid,
       days,
       // Days as the viewer counts them (UTC+8 is 480).

@@ -1,5 +1,5 @@
-import type { ListResult, MessageBox, MessageType, MessageView } from "@keyway/shared";
-import { api } from "./client.ts";
+import { API, type MessageBox, type MessageType, type MessageView } from "@keyway/shared";
+import { request } from "./client.ts";
 
 export type { MessageBox, MessageType, MessageView };
 
@@ -12,15 +12,14 @@ export interface MessagePageQuery {
   pageSize: number;
 }
 
-/** The message centre (SPEC §7 "Messages"). */
+/** The message centre (SPEC §7 "Messages"; packages/shared/src/contract/messages.ts). */
 export const messagesApi = {
-  page: (query: MessagePageQuery) =>
-    api.post<ListResult<MessageView>>("/msg/v1/page", { ...query }),
-  totalUnread: () => api.get<{ totalUnreadMsg: number }>("/msg/v1/totalUnread", { scene: 0 }),
+  page: (query: MessagePageQuery) => request(API.messages.page, { ...query }),
+  totalUnread: () => request(API.messages.totalUnread, { scene: 0 }),
   /** Marks one message read, or the whole box without `id`. */
-  read: (box: MessageBox, id?: number) => api.put<unknown>("/msg/v1/read", { box, id }),
+  read: (box: MessageBox, id?: number) => request(API.messages.read, { box, id }),
   /** Deletes one message, or clears the whole box without `id`. */
-  clear: (box: MessageBox, id?: number) => api.delete<unknown>("/msg/v1/clear", { box, id }),
+  clear: (box: MessageBox, id?: number) => request(API.messages.clear, { box, id }),
   /** One message (reading it marks it read). */
-  detail: (id: number) => api.get<MessageView>(`/msg/v1/detail/${id}`),
+  detail: (id: number) => request(API.messages.detail, undefined, { params: { id } }),
 };

@@ -1,13 +1,13 @@
-import type {
-  AppDownloadInfo,
-  ClientConfig,
-  MapPoint,
-  MapPointsResult,
-  ScadaRegistered,
-  ScadaRegistration,
+import {
+  API,
+  type AppDownloadInfo,
+  type ClientConfig,
+  type MapPoint,
+  type MapPointsResult,
+  type ScadaRegistration,
 } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
 
 export type { AppDownloadInfo, ClientConfig, MapPoint, MapPointsResult };
 
@@ -17,15 +17,14 @@ export interface MapQuery {
   type?: 1 | 2;
 }
 
-/** Portal calls (contract: the header of packages/shared/src/portal.ts). */
+/** Portal calls (packages/shared/src/contract/portal.ts). */
 export const portalApi = {
-  mapPoints: (query: MapQuery) => api.post<MapPointsResult>("/v1/cloudmap/points", { ...query }),
+  mapPoints: (query: MapQuery) => request(API.portal.mapPoints, { ...query }),
   /** Public; refused with 507 after three a day from one e-mail, 429 when one address sends many. */
-  scadaRegister: (form: ScadaRegistration) =>
-    api.post<ScadaRegistered>("/common/scadaRegister", { ...form }),
+  scadaRegister: (form: ScadaRegistration) => request(API.portal.scadaRegister, { ...form }),
   /** Public; the brand's versions, links and QR images. */
-  appDownload: (oemid: string) => api.post<AppDownloadInfo>("/common/appDownload", { oemid }),
-  clientConfig: () => api.get<ClientConfig>("/common/clientConfig"),
+  appDownload: (oemid: string) => request(API.portal.appDownload, { oemid }),
+  clientConfig: () => request(API.portal.clientConfig),
 };
 
 export const portalKeys = {

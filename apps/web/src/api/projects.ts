@@ -1,14 +1,14 @@
-import type {
-  ListResult,
-  ProjectMachineView,
-  ProjectServerView,
-  ProjectUserView,
-  ProjectView,
-  projectAddBody,
-  projectEditBody,
+import {
+  API,
+  type ListResult,
+  type ProjectAddInput,
+  type ProjectEditInput,
+  type ProjectMachineView,
+  type ProjectServerView,
+  type ProjectUserView,
+  type ProjectView,
 } from "@keyway/shared";
-import type { z } from "zod";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
 
 export type { ProjectMachineView, ProjectServerView, ProjectUserView, ProjectView };
 
@@ -19,31 +19,31 @@ export interface ProjectListQuery {
 }
 
 /**
- * Projects (SPEC §7 "Projects"; the contract is the header of
- * packages/shared/src/projects.ts). Owner-only calls are refused with 08010201 for others.
+ * Projects (SPEC §7 "Projects"; packages/shared/src/contract/projects.ts). Owner-only calls
+ * are refused with 08010201 for others.
  */
 export const projectsApi = {
+  // Without an `id` project/get answers the context's list, never one project.
   list: (query: ProjectListQuery) =>
-    api.post<ListResult<ProjectView>>("/project/get", { eid: query.eid, type: query.type }),
-  get: (id: number) => api.post<ProjectView>("/project/get", { id }),
+    request(API.projects.get, { eid: query.eid, type: query.type }) as Promise<
+      ListResult<ProjectView>
+    >,
   /** The answer carries the secret key, shown once. */
-  add: (body: z.output<typeof projectAddBody>) => api.post<ProjectView>("/project/add", body),
-  edit: (body: z.output<typeof projectEditBody>) => api.post<ProjectView>("/project/edit", body),
-  server: (id: number) => api.post<ProjectServerView>("/project/getServer", { id }),
+  add: (body: ProjectAddInput) => request(API.projects.add, body),
+  edit: (body: ProjectEditInput) => request(API.projects.edit, body),
+  server: (id: number) => request(API.projects.server, { id }),
   /** A new key, shown once. */
-  resetKey: (id: number) => api.post<{ secret_key: string }>("/project/resetKey", { id }),
-  users: (id: number) => api.post<ListResult<ProjectUserView>>("/project/getUser", { id }),
+  resetKey: (id: number) => request(API.projects.resetKey, { id }),
+  users: (id: number) => request(API.projects.usersOf, { id }),
   /** 08011006 no such user, 08011007 already in the project. */
   addUser: (body: { id: number; account: string; countryCode?: string }) =>
-    api.post<ProjectUserView>("/project/addUser", body),
+    request(API.projects.addUser, body),
   /** The owner removes a user; a level-2 user naming themselves leaves. */
-  delUser: (body: { id: number; delUserId: number }) => api.post<null>("/project/delUser", body),
-  transfer: (body: { id: number; transferUser: number }) =>
-    api.post<ProjectView>("/project/transfer", body),
-  remove: (id: number) => api.post<null>("/project/del", { id }),
-  machines: (id: number) => api.post<ListResult<ProjectMachineView>>("/project/getMachine", { id }),
-  addMachine: (body: { id: number; machineId: number }) =>
-    api.post<ProjectMachineView>("/project/addMachine", body),
+  delUser: (body: { id: number; delUserId: number }) => request(API.projects.removeUser, body),
+  transfer: (body: { id: number; transferUser: number }) => request(API.projects.transfer, body),
+  remove: (id: number) => request(API.projects.remove, { id }),
+  machines: (id: number) => request(API.projects.machinesOf, { id }),
+  addMachine: (body: { id: number; machineId: number }) => request(API.projects.addMachine, body),
   removeMachine: (body: { id: number; machineId: number }) =>
-    api.post<null>("/project/delMachine", body),
+    request(API.projects.removeMachine, body),
 };

@@ -167,10 +167,10 @@ export function connectPush(
   }
 
   function deliver(push: PushEvent) {
-    const body = push.body as { totalUnreadMsg?: number };
+    // Every body but the logout's carries the unread total (@keyway/protocol's PushBodies).
     usePushStore.setState(
-      typeof body.totalUnreadMsg === "number"
-        ? { lastPush: push, unread: body.totalUnreadMsg }
+      "totalUnreadMsg" in push.body
+        ? { lastPush: push, unread: push.body.totalUnreadMsg }
         : { lastPush: push },
     );
     for (const listener of [...listeners]) listener(push);

@@ -1,21 +1,19 @@
 import {
+  API,
   type Envelope,
   HW,
   isSuccess,
   type LoginResult,
   type loginBody,
-  type QrLoginCheckResult,
-  type QrLoginRequestInfo,
-  type QrTokenResult,
+  pathOf,
   type TwoFactorChallenge,
   type TwoFactorEnabled,
   type TwoFactorSetup,
-  type TwoFactorStatus,
 } from "@keyway/shared";
 import type { AxiosError } from "axios";
 import type { z } from "zod";
 import i18n from "../i18n/index.ts";
-import { api, http, hwcodeMessage, toForm, transportMessage } from "./client.ts";
+import { http, hwcodeMessage, request, toForm, transportMessage } from "./client.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -30,7 +28,9 @@ export type LoginStep =
 export async function passwordLoginStep(body: z.output<typeof loginBody>): Promise<LoginStep> {
   let envelope: Envelope;
   try {
-    envelope = (await http.post("/user/login", toForm(body))).data as Envelope;
+    // The whole path: the contract's path carries the /api base.
+    envelope = (await http.post(pathOf(API.accounts.login), toForm(body), { baseURL: "" }))
+      .data as Envelope;
   } catch (error) {
     const response = (error as AxiosError<Envelope>).response;
     if (response?.status === 429 && response.data?.msg) {
@@ -58,21 +58,20 @@ export async function passwordLoginStep(body: z.output<typeof loginBody>): Promi
   throw new ApiError(message, "business", envelope.hwcode);
 }
 
+const t = API.twoFactor;
+const q = API.qrLogin;
+
 /** Two-factor login: the security centre's card and the login's code step. */
 export const twoFactorApi = {
-  status: () => api.get<TwoFactorStatus>("/v1/users/twoFactorAuthentication"),
+  status: () => request(t.status),
   /** No code: a new secret to scan (not yet on). */
-  beginSetup: () => api.post<TwoFactorSetup>("/v1/users/enableTwoFactorAuthentication", {}),
+  beginSetup: () => request(t.enable, {}) as Promise<TwoFactorSetup>,
   /** The app's current code turns it on; the recovery codes come back once. */
-  confirmSetup: (code: string) =>
-    api.post<TwoFactorEnabled>("/v1/users/enableTwoFactorAuthentication", { code }),
-  disable: (proof: { password?: string; code?: string }) =>
-    api.delete<unknown>("/v1/users/twoFactorAuthentication", proof),
-  regenerateRecoveryCodes: (code: string) =>
-    api.post<TwoFactorEnabled>("/v1/users/twoFactorRecoveryCodes", { code }),
+  confirmSetup: (code: string) => request(t.enable, { code }) as Promise<TwoFactorEnabled>,
+  disable: (proof: { password?: string; code?: string }) => request(t.disable, proof),
+  regenerateRecoveryCodes: (code: string) => request(t.regenerateRecoveryCodes, { code }),
   /** The login's second step. */
-  login: (challenge: string, code: string) =>
-    api.post<LoginResult>("/user/twoFactorLogin", { challenge, code }),
+  login: (challenge: string, code: string) => request(t.login, { challenge, code }),
 };
 
 /** QR-code login: the desktop's QR and poll, the phone's scan and answer. */
@@ -84,14 +83,12 @@ export const qrLoginApi = {
     terminalOS: string;
     loginOemId: string;
     keepLogin: boolean;
-  }) => api.post<QrTokenResult>("/user/getQrToken", body),
-  check: (checkToken: string, signal?: AbortSignal) =>
-    api.post<QrLoginCheckResult>("/user/qrLoginCheck", { checkToken }, { signal }),
+  }) => request(q.issue, body),
+  check: (checkToken: string, signal?: AbortSignal) => request(q.check, { checkToken }, { signal }),
   // The phone's page handles a missing or expired login itself (it asks to log in first).
-  scan: (qrToken: string) =>
-    api.post<QrLoginRequestInfo>("/user/qrLoginScan", { qrToken }, { skipSessionHandling: true }),
+  scan: (qrToken: string) => request(q.scan, { qrToken }, { skipSessionHandling: true }),
   answer: (qrToken: string, confirm: boolean) =>
-    api.post<unknown>("/user/qrLoginConfirm", { qrToken, confirm }, { skipSessionHandling: true }),
+    request(q.answer, { qrToken, confirm }, { skipSessionHandling: true }),
 };
 
 /** react-query key of the security centre's two-factor state. */

@@ -1,19 +1,18 @@
-import type {
-  activeAccountBody,
-  changeAccountBody,
-  changeLoginPwdBody,
-  confirmAccountQuery,
-  deleteAccountBody,
-  hideMapBody,
-  LoginResult,
-  loginBody,
-  registerBody,
-  resetPasswordBody,
-  UserInfo,
-  userNameBody,
+import {
+  API,
+  type activeAccountBody,
+  type changeAccountBody,
+  type changeLoginPwdBody,
+  type confirmAccountQuery,
+  type deleteAccountBody,
+  type hideMapBody,
+  type loginBody,
+  type registerBody,
+  type resetPasswordBody,
+  type userNameBody,
 } from "@keyway/shared";
 import type { z } from "zod";
-import { api } from "./client.ts";
+import { request } from "./client.ts";
 
 /**
  * User and account calls of SPEC §7. Payload types are the shared schemas' parsed shape (what
@@ -34,19 +33,19 @@ export type { Channel, ConfirmAccountResult, RegisterResult };
 /** Phone (with country code) or e-mail: the two ways an account is named. */
 export type AccountRef = { phone: string; countryCode: string } | { email: string };
 
+const a = API.accounts;
+
 export const userApi = {
-  login: (body: LoginPayload) => api.post<LoginResult>("/user/login", body),
-  logout: () => api.post<unknown>("/user/logout", {}, { skipSessionHandling: true }),
-  register: (body: RegisterPayload) => api.post<RegisterResult>("/user/v1/register", body),
-  activate: (body: ActivatePayload) => api.post<unknown>("/user/activeAccount", body),
-  selectInfo: () => api.get<UserInfo>("/user/selectInfo"),
-  confirmAccount: (query: ConfirmAccountQuery) =>
-    api.get<ConfirmAccountResult>("/user/v1/confirmAccount", query),
-  resetPassword: (body: ResetPasswordPayload) => api.put<unknown>("/user/v1/password", body),
-  changeName: (body: z.output<typeof userNameBody>) => api.put<unknown>("/user/v1/userName", body),
-  changeAccount: (body: ChangeAccountPayload) => api.put<unknown>("/user/v1/account", body),
-  changePassword: (body: ChangePasswordPayload) => api.post<unknown>("/user/changeLoginPwd", body),
-  setHideMap: (body: z.output<typeof hideMapBody>) => api.put<unknown>("/user/v1/hideMap", body),
-  deleteAccount: (body: z.output<typeof deleteAccountBody>) =>
-    api.delete<unknown>("/v1/users/account", body),
+  login: (body: LoginPayload) => request(a.login, body),
+  logout: () => request(a.logout, {}, { skipSessionHandling: true }),
+  register: (body: RegisterPayload) => request(a.register, body),
+  activate: (body: ActivatePayload) => request(a.activate, body),
+  selectInfo: () => request(a.userInfo),
+  confirmAccount: (query: ConfirmAccountQuery) => request(a.confirmAccount, query),
+  resetPassword: (body: ResetPasswordPayload) => request(a.resetPassword, body),
+  changeName: (body: z.output<typeof userNameBody>) => request(a.changeName, body),
+  changeAccount: (body: ChangeAccountPayload) => request(a.changeAccount, body),
+  changePassword: (body: ChangePasswordPayload) => request(a.changePassword, body),
+  setHideMap: (body: z.output<typeof hideMapBody>) => request(a.setHideMap, body),
+  deleteAccount: (body: z.output<typeof deleteAccountBody>) => request(a.deleteAccount, body),
 };

@@ -3,12 +3,10 @@ import { Button, Flex, Result, Spin } from "antd";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { useEnterpriseList } from "../api/hooks.ts";
+import { CreateEnterpriseAction } from "../features/enterprise/CreateEnterpriseAction.tsx";
+import { CreateOwnEnterpriseModal } from "../features/enterprise/CreateOwnEnterpriseModal.tsx";
+import { useEnterpriseCreation } from "../features/enterprise/enterpriseCreation.ts";
 import { useLang } from "../i18n/index.ts";
-import {
-  CreateEnterpriseAction,
-  CreateOwnEnterpriseModal,
-  useEnterpriseCreation,
-} from "../pages/enterpriseAdmin/CreateOwnEnterprise.tsx";
 import { PERSONAL_DEVICES_ROUTE, parseDeviceType } from "../paths.ts";
 import { selectCurrentContext, useAppStore } from "../store/app.ts";
 

@@ -57,7 +57,7 @@ export function osName(ua: string = navigator.userAgent): string {
 /**
  * The terminal type sent at login. The server keeps one live session per type, so a phone on
  * the mobile route ("mobile") and a TV wall ("tv") do not push out the desktop ("web") of the
- * same account; "android" / "ios" stay the phone apps' own (docs/decisions.md 147).
+ * same account; "android" / "ios" stay the phone apps' own (docs/architecture/accounts.md#login).
  */
 export type WebTerminalType = "web" | "mobile" | "tv";
 

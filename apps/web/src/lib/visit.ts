@@ -25,7 +25,7 @@ export function subdomainsResolve(hostname: string): boolean {
 }
 
 /**
- * Where to open a visit (decision 42): its own host (`url`: `<visit-id>.<VISIT_DOMAIN>` when
+ * Where to open a visit (docs/architecture/remote-access.md): its own host (`url`: `<visit-id>.<VISIT_DOMAIN>` when
  * the operator set one, else `<visit-id>.visit.<host>`, where the device's absolute paths and
  * cookies work unchanged) unless that cannot resolve for this page's host; then the path
  * form `/visit/<id>/` on this page's own origin, which is reachable since this page was.

@@ -5,7 +5,6 @@ import {
   formatUnreadBadge,
   INDICATOR_CLEAR_MS,
   loginByEmailForm,
-  REMEMBER_ACCOUNT_DAYS,
   registerByPhoneForm,
   resetPasswordForm,
   STORAGE_VERSION,
@@ -174,23 +173,6 @@ describe("client state and cookies", () => {
     expect(after.loginState).toBe(store.LOGIN_STATE.initial);
     expect(after.userState).toBe(store.USER_STATE.signedOut);
     expect(after.user).toBeNull();
-  });
-
-  it("remember-me keeps the account name (never the password) for 3 days", async () => {
-    const { readRememberedAccount, rememberAccount } = await import("../pages/login/remember.ts");
-    expect(REMEMBER_ACCOUNT_DAYS).toBe(3);
-    rememberAccount({ tab: "phone", loginName: "13800138000", countryCode: "86" });
-    const cookie = browser.cookies.get("rememberAccount");
-    expect(cookie?.expires?.getTime()).toBe(NOW + 3 * DAY_MS);
-    expect(cookie?.value).not.toContain("password");
-    expect(readRememberedAccount()).toEqual({
-      tab: "phone",
-      loginName: "13800138000",
-      countryCode: "86",
-    });
-    rememberAccount(null);
-    expect(browser.cookies.has("rememberAccount")).toBe(false);
-    expect(readRememberedAccount()).toBeNull();
   });
 
   it("keep-login keeps the token 30 days; without it the token is a session cookie", async () => {

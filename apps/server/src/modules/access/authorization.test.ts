@@ -434,7 +434,7 @@ const CALLS: Record<string, Call> = {
   },
   "black-list a Bkey": {
     run: (r) => post(r, "/api/admin/blacklist/add", { ...D_(), userId: uid.bkey2 }),
-    // Appointing a black-listed user as Bkey lifts the listing (decision 33).
+    // Appointing a black-listed user as Bkey lifts the listing (docs/architecture/permissions.md).
     restore: () => post("akey", "/api/admin/push", { ...D_(), account: email.bkey2 }),
   },
   "black-list the Akey": {

@@ -6,7 +6,7 @@ import type { Clock } from "../../infra/clock.ts";
 import { loginSources, users } from "./schema.ts";
 
 /**
- * Who may try a password, and what a wrong one costs (docs/decisions.md 161). A wrong
+ * Who may try a password, and what a wrong one costs (docs/architecture/accounts.md). A wrong
  * password locks only its source out of the account, so nobody can lock the owner out from
  * elsewhere; an account-wide soft limit bounds a guesser who spreads over many addresses, and
  * while it holds the addresses the owner logged in from still get in. Every count is one

@@ -10,8 +10,8 @@ import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashToken, newToken } from "../../infra/crypto.ts";
+import type { RequestContext, TerminalInfo } from "./requestContext.ts";
 import { type QrLogin, qrLogins, type User, users } from "./schema.ts";
-import type { RequestContext, TerminalInfo } from "./service.ts";
 
 /** Where the phone confirms: the mobile route's confirm page (apps/web pages/mobile/qrLogin). */
 export const QR_CONFIRM_PATH = "/mobile/qrLogin";

@@ -68,7 +68,7 @@ export const terminals = pgTable(
 );
 
 /**
- * Password failures per account and source address (docs/decisions.md 161): five wrong
+ * Password failures per account and source address (docs/architecture/accounts.md): five wrong
  * passwords lock that source out of that account only; `lastSuccessAt` marks an address the
  * owner logged in from, which still gets in while the account-wide soft limit holds.
  */
@@ -88,7 +88,7 @@ export const loginSources = pgTable(
 );
 
 /**
- * Two-factor login of a user (docs/decisions.md 78-80). The TOTP secret is sealed with
+ * Two-factor login of a user (docs/architecture/accounts.md). The TOTP secret is sealed with
  * the app's secret key; `enabledAt` is null while the set-up waits for its first code.
  */
 export const twoFactorAuth = pgTable("two_factor_auth", {

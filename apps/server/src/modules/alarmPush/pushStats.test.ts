@@ -2,8 +2,8 @@ import { HW, PUSH_STATS_DAYS, type PushStats } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
-import { alarmSends } from "../alarmNotify/schema.ts";
 import { alarms } from "../alarms/schema.ts";
+import { alarmSends } from "./schema.ts";
 
 let h: Harness;
 let operator: string;

@@ -1,364 +1,77 @@
-import {
-  alarmContactAddBody,
-  alarmContactDelBody,
-  alarmContactListQuery,
-  entAlarmContactAddBody,
-  entAlarmContactDelBody,
-  entAlarmContactListQuery,
-  entEidQuery,
-  entMsgConfigBody,
-  entSetMachineSmsFlagBody,
-  msgConfigDevicesQuery,
-  pushStatsBody,
-  sendRecordPageBody,
-  sendRecordPageQuery,
-  setMachineSmsFlagBody,
-  setUserMsgConfigBody,
-  smsAllocateBody,
-  smsRecordPageBody,
-  smsSaleBody,
-  smsTransferBody,
-  smsUserStockQuery,
-  userMsgConfigQuery,
-} from "@keyway/shared";
-import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
-import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { callerOf } from "../../http/auth.ts";
-import { AppError, ok } from "../../http/envelope.ts";
+import { API } from "@keyway/shared";
 import { requestLang } from "../../http/lang.ts";
-import type { AlarmNotifier } from "../alarmNotify/service.ts";
+import type { Serve } from "../../http/routes.ts";
+import type { AlarmNotifier } from "./notifier.ts";
 import type { AlarmPushService } from "./service.ts";
 
-/**
- * SPEC §7 "SMS and e-mail" and the alarm switch / contact calls of "Alarms"; the contract
- * (paths → schemas → answers) is listed at the top of packages/shared/src/alarmPush.ts.
- */
+/** SPEC §7 "SMS and e-mail" and the alarm switches and contacts (contract/alarmPush.ts). */
 export function alarmPushRoutes(
-  app: FastifyInstance,
-  deps: {
-    push: AlarmPushService;
-    notify: AlarmNotifier;
-    auth: preHandlerAsyncHookHandler;
-    operator: preHandlerAsyncHookHandler;
-  },
+  serve: Serve,
+  { push, notify }: { push: AlarmPushService; notify: AlarmNotifier },
 ) {
-  const { push, notify, auth, operator } = deps;
-  const r = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ["alarm pushes"];
-  const me = (request: Parameters<typeof callerOf>[0]) => callerOf(request).userId;
-
+  const a = API.alarmPush;
   // ---- Configuration ----
-  r.get(
-    "/api/v1/alarm/userMsgConfig",
-    {
-      schema: {
-        tags,
-        summary: "The caller's SMS / e-mail configuration",
-        querystring: userMsgConfigQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.getUserConfig(me(request), request.query.eid)),
-  );
-  r.post(
-    "/api/v1/alarm/setUserMsgConfig",
-    {
-      schema: {
-        tags,
-        summary: "Set the caller's switches and daily caps",
-        body: setUserMsgConfigBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.setUserConfig(me(request), request.body)),
-  );
-  r.get(
-    "/api/msg/v1/ent/userMessage/info",
-    {
-      schema: {
-        tags,
-        summary: "An enterprise's SMS / e-mail configuration",
-        querystring: entEidQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.getEntConfig(me(request), request.query.eid)),
-  );
-  r.put(
-    "/api/msg/v1/ent/userMessage",
-    {
-      schema: {
-        tags,
-        summary: "Set an enterprise's configuration (admin)",
-        body: entMsgConfigBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.setEntConfig(me(request), request.body)),
-  );
+  serve(a.userConfig, ({ caller, input }) => push.getUserConfig(caller.userId, input.eid));
+  serve(a.setUserConfig, ({ caller, input }) => push.setUserConfig(caller.userId, input));
+  serve(a.entConfig, ({ caller, input }) => push.getEntConfig(caller.userId, input.eid));
+  serve(a.setEntConfig, ({ caller, input }) => push.setEntConfig(caller.userId, input));
 
   // ---- Stock ----
-  r.put(
-    "/api/msg/v1/ent/userMessage/allocate",
-    {
-      schema: {
-        tags,
-        summary: "Allocate SMS from the enterprise pool to a member (admin)",
-        body: smsAllocateBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.allocate(me(request), request.body)),
-  );
-  r.put(
-    "/api/msg/v1/ent/userMessage/transfer",
-    {
-      schema: { tags, summary: "Transfer SMS between members (admin)", body: smsTransferBody },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.transfer(me(request), request.body)),
-  );
-  r.get(
-    "/api/msg/v1/ent/sms/user/stock",
-    {
-      schema: { tags, summary: "A member's SMS stock", querystring: smsUserStockQuery },
-      preValidation: auth,
-    },
-    async (request) =>
-      ok(await push.userStock(me(request), request.query.eid, request.query.userId)),
-  );
-  r.get(
-    "/api/msg/v1/ent/sms/user/stock/list",
-    {
-      schema: { tags, summary: "Every member's SMS stock (admin)", querystring: entEidQuery },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.stockList(me(request), request.query.eid)),
-  );
-  r.get(
-    "/api/v1/sms/stock",
-    { schema: { tags, summary: "The caller's personal SMS stock" }, preValidation: auth },
-    async (request) => ok(await push.personalStock(me(request))),
-  );
-  r.post(
-    "/api/operator/v1/sms/sale",
-    {
-      schema: { tags: ["operator"], summary: "Record an SMS sale", body: smsSaleBody },
-      preValidation: operator,
-    },
-    async (request) => ok(await push.recordSale(me(request), request.body)),
-  );
-  r.post(
-    "/api/operator/v1/sms/sale-list",
-    {
-      schema: { tags: ["operator"], summary: "Every SMS sale", body: smsRecordPageBody },
-      preValidation: operator,
-    },
-    async (request) => ok(await push.allSales(request.body)),
-  );
+  serve(a.allocate, ({ caller, input }) => push.allocate(caller.userId, input));
+  serve(a.transfer, ({ caller, input }) => push.transfer(caller.userId, input));
+  serve(a.userStock, ({ caller, input }) => push.userStock(caller.userId, input.eid, input.userId));
+  serve(a.stockList, ({ caller, input }) => push.stockList(caller.userId, input.eid));
+  serve(a.personalStock, ({ caller }) => push.personalStock(caller.userId));
+  serve(a.recordSale, ({ caller, input }) => push.recordSale(caller.userId, input));
+  serve(a.allSales, ({ input }) => push.allSales(input));
 
   // ---- Per-device switch ----
-  r.get(
-    "/api/v1/devices/msgConfig",
-    {
-      schema: {
-        tags,
-        summary: "Devices with their SMS switch",
-        querystring: msgConfigDevicesQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.listDevices(me(request), request.query)),
+  serve(a.devices, ({ caller, input }) => push.listDevices(caller.userId, input));
+  serve(a.setDeviceSwitch, ({ caller, input }) =>
+    push.setDeviceSwitch(caller.userId, { ...input, eid: 0 }),
   );
-  r.post(
-    "/api/v1/alarm/setMachineSmsFlag",
-    {
-      schema: { tags, summary: "Personal per-device SMS switch", body: setMachineSmsFlagBody },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.setDeviceSwitch(me(request), { ...request.body, eid: 0 })),
-  );
-  r.put(
-    "/api/msg/v1/ent/alarm/setMachineSmsFlag",
-    {
-      schema: {
-        tags,
-        summary: "Enterprise per-device SMS switch (admin)",
-        body: entSetMachineSmsFlagBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.setDeviceSwitch(me(request), request.body)),
-  );
+  serve(a.setEntDeviceSwitch, ({ caller, input }) => push.setDeviceSwitch(caller.userId, input));
 
   // ---- Contacts ----
-  r.post(
-    "/api/v1/alarm/contact/add",
-    {
-      schema: { tags, summary: "Add an alarm phone or mail receiver", body: alarmContactAddBody },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.addContact(me(request), { ...request.body, eid: 0 })),
-  );
-  r.get(
-    "/api/v1/alarm/contact/list",
-    {
-      schema: { tags, summary: "The caller's alarm contacts", querystring: alarmContactListQuery },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.listContacts(me(request), { ...request.query, eid: 0 })),
-  );
-  r.delete(
-    "/api/v1/alarm/contact/del",
-    {
-      schema: {
-        tags,
-        summary: "Delete an alarm contact",
-        body: alarmContactDelBody.nullish(),
-        querystring: alarmContactDelBody.partial(),
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      const parsed = alarmContactDelBody.safeParse({ id: request.body?.id ?? request.query.id });
-      if (!parsed.success) throw AppError.invalid("id", "v.id");
-      await push.deleteContact(me(request), { eid: 0, id: parsed.data.id });
-      return ok(null);
-    },
-  );
-  r.post(
-    "/api/msg/v1/ent/alarmContact",
-    {
-      schema: {
-        tags,
-        summary: "Add an enterprise alarm contact (admin)",
-        body: entAlarmContactAddBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.addContact(me(request), request.body)),
-  );
-  r.get(
-    "/api/msg/v1/ent/alarmContact",
-    {
-      schema: {
-        tags,
-        summary: "An enterprise's alarm contacts",
-        querystring: entAlarmContactListQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.listContacts(me(request), request.query)),
-  );
-  r.delete(
-    "/api/msg/v1/ent/alarmContact",
-    {
-      schema: {
-        tags,
-        summary: "Delete an enterprise alarm contact (admin)",
-        body: entAlarmContactDelBody.nullish(),
-        querystring: entAlarmContactDelBody.partial(),
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      const parsed = entAlarmContactDelBody.safeParse({
-        id: request.body?.id ?? request.query.id,
-        eid: request.body?.eid ?? request.query.eid,
-      });
-      if (!parsed.success)
-        throw AppError.invalid(String(parsed.error.issues[0]?.path[0] ?? "id"), "v.id");
-      await push.deleteContact(me(request), parsed.data);
-      return ok(null);
-    },
-  );
+  serve(a.addContact, ({ caller, input }) => push.addContact(caller.userId, { ...input, eid: 0 }));
+  serve(a.contacts, ({ caller, input }) => push.listContacts(caller.userId, { ...input, eid: 0 }));
+  serve(a.deleteContact, async ({ caller, input }) => {
+    await push.deleteContact(caller.userId, { eid: 0, id: input.id });
+    return null;
+  });
+  serve(a.addEntContact, ({ caller, input }) => push.addContact(caller.userId, input));
+  serve(a.entContacts, ({ caller, input }) => push.listContacts(caller.userId, input));
+  serve(a.deleteEntContact, async ({ caller, input }) => {
+    await push.deleteContact(caller.userId, input);
+    return null;
+  });
 
   // ---- Records ----
-  r.post(
-    "/api/v1/sms/sale-list",
-    { schema: { tags, summary: "SMS sales", body: smsRecordPageBody }, preValidation: auth },
-    async (request) => ok(await push.saleList(me(request), request.body)),
-  );
-  r.post(
-    "/api/msg/v1/ent/sms/log/allocation/page",
-    {
-      schema: { tags, summary: "Allocations and transfers", body: smsRecordPageBody },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.allocationList(me(request), request.body)),
-  );
-  r.post(
-    "/api/msg/v1/alarm/sms/page",
-    {
-      schema: { tags, summary: "Alarm SMS sent for the caller", body: sendRecordPageBody },
-      preValidation: auth,
-    },
-    async (request) => {
-      const b = request.body;
-      if (b.eid > 0) await push.requireMember(me(request), b.eid);
-      return ok(
-        await notify.smsRecords({ eid: b.eid, userId: me(request) }, b, requestLang(request)),
-      );
-    },
-  );
-  r.post(
-    "/api/msg/v1/alarm/email/page",
-    {
-      schema: { tags, summary: "Alarm e-mails sent for the caller", body: sendRecordPageBody },
-      preValidation: auth,
-    },
-    async (request) => {
-      const b = request.body;
-      if (b.eid > 0) await push.requireMember(me(request), b.eid);
-      return ok(
-        await notify.emailRecords({ eid: b.eid, userId: me(request) }, b, requestLang(request)),
-      );
-    },
-  );
-  r.post(
-    "/api/v1/alarm/push/statistics",
-    {
-      schema: {
-        tags,
-        summary: "Sends per day (SMS / e-mail, sent / not sent) and SMS stock used, last 30 days",
-        body: pushStatsBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => ok(await push.statistics(me(request), request.body)),
-  );
-  r.get(
-    "/api/msg/v1/ent/alarm/smsLoggerPage",
-    {
-      schema: {
-        tags,
-        summary: "An enterprise's alarm SMS (admin)",
-        querystring: sendRecordPageQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      await push.requireAdmin(me(request), request.query.eid);
-      return ok(
-        await notify.smsRecords({ eid: request.query.eid }, request.query, requestLang(request)),
-      );
-    },
-  );
-  r.get(
-    "/api/msg/v1/ent/alarm/emailLoggerPage",
-    {
-      schema: {
-        tags,
-        summary: "An enterprise's alarm e-mails (admin)",
-        querystring: sendRecordPageQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      await push.requireAdmin(me(request), request.query.eid);
-      return ok(
-        await notify.emailRecords({ eid: request.query.eid }, request.query, requestLang(request)),
-      );
-    },
-  );
+  serve(a.sales, ({ caller, input }) => push.saleList(caller.userId, input));
+  serve(a.allocations, ({ caller, input }) => push.allocationList(caller.userId, input));
+  serve(a.smsLog, async ({ caller, input, request }) => {
+    if (input.eid > 0) await push.requireMember(caller.userId, input.eid);
+    return notify.smsRecords(
+      { eid: input.eid, userId: caller.userId },
+      input,
+      requestLang(request),
+    );
+  });
+  serve(a.emailLog, async ({ caller, input, request }) => {
+    if (input.eid > 0) await push.requireMember(caller.userId, input.eid);
+    return notify.emailRecords(
+      { eid: input.eid, userId: caller.userId },
+      input,
+      requestLang(request),
+    );
+  });
+  serve(a.statistics, ({ caller, input }) => push.statistics(caller.userId, input));
+  serve(a.entSmsLog, async ({ caller, input, request }) => {
+    await push.requireAdmin(caller.userId, input.eid);
+    return notify.smsRecords({ eid: input.eid }, input, requestLang(request));
+  });
+  serve(a.entEmailLog, async ({ caller, input, request }) => {
+    await push.requireAdmin(caller.userId, input.eid);
+    return notify.emailRecords({ eid: input.eid }, input, requestLang(request));
+  });
 }

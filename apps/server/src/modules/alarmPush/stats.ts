@@ -2,8 +2,7 @@ import { PUSH_STATS_DAYS, type PushStats, type PushStatsDay } from "@keyway/shar
 import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
-import { alarmSends } from "../alarmNotify/schema.ts";
-import { smsAccounts } from "./schema.ts";
+import { alarmSends, smsAccounts } from "./schema.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -440,7 +440,7 @@ describe("camera accounts", () => {
     });
 
     h.clock.advance(24 * 3600_000 + 1000);
-    // A day later the sessions have ended too (decision 8): sign in again.
+    // A day later the sessions have ended too (docs/architecture/accounts.md#login): sign in again.
     owner = await h.login("owner@plant.com", "secret123");
     admin = await h.login("admin@plant.com", "secret123");
     stranger = await h.login("stranger@example.com", "secret123");

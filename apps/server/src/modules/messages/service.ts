@@ -1,10 +1,4 @@
-import {
-  type DeviceAudit,
-  type DeviceInform,
-  LOGOUT_REASON,
-  PUSH_SCENES,
-  type PushMessage,
-} from "@keyway/protocol";
+import { LOGOUT_REASON, type PushMessage } from "@keyway/protocol";
 import {
   type AccessRequestView,
   type AuditState,
@@ -16,55 +10,17 @@ import {
   messageTitle,
 } from "@keyway/shared";
 import { and, count, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import type { Events } from "../../events.ts";
 import { fail } from "../../http/envelope.ts";
-import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { TerminalsEnded } from "../accounts/service.ts";
-import { alarms } from "../alarms/schema.ts";
-import { deviceLinks, devices } from "../devices/schema.ts";
-import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
+import { devices } from "../devices/schema.ts";
+import type { Permissions } from "../permissions/service.ts";
+import { createAlarmInbox } from "./alarmInbox.ts";
+import { type PushEvent, toPushMessage } from "./pushEvents.ts";
 import { type MessageRow, messages } from "./schema.ts";
-
-/** What a message centre change tells the user's open sockets (mapped to push scenes). */
-export type PushEvent =
-  | {
-      kind: "audit";
-      of: "visit" | "bind";
-      deviceCode: string;
-      deviceId: number;
-      isResult: 0 | 1;
-      auditState: number;
-      totalUnreadMsg: number;
-    }
-  | {
-      kind: "inform";
-      of: "alarm" | "voice" | "projectAlarm";
-      deviceCode: string;
-      deviceId: number;
-      totalUnreadMsg: number;
-      /** The alarm itself, for the live pop-up (optional fields of DeviceInformResp). */
-      alarmId?: number;
-      level?: number;
-      content?: string;
-      deviceName?: string;
-    };
-
-const INFORM_SCENES = {
-  alarm: PUSH_SCENES.deviceAlarm,
-  voice: PUSH_SCENES.deviceVoice,
-  projectAlarm: PUSH_SCENES.projectAlarm,
-} as const;
-
-/** The push channel frame (SPEC §4 scenes) of a message centre event. */
-export function toPushMessage(event: PushEvent): PushMessage {
-  const { kind: _kind, of, ...body } = event;
-  if (event.kind === "audit") {
-    const scene = of === "visit" ? PUSH_SCENES.deviceVisit : PUSH_SCENES.deviceBind;
-    return { scene, body: body as DeviceAudit };
-  }
-  return { scene: INFORM_SCENES[event.of], body: body as DeviceInform };
-}
 
 export interface NewMessage {
   userId: number;
@@ -94,6 +50,11 @@ export function createMessageService(deps: {
   clock: Clock;
   push: (userId: number, message: PushMessage) => void;
   describeRequests: DescribeRequests;
+  /** Who takes a device's alarms (the permissions module). */
+  permissions: Pick<Permissions, "audience">;
+  /** Stored alarms and logins elsewhere become messages (subscribed here). */
+  events: Pick<Events, "subscribe">;
+  log: FastifyBaseLogger;
 }) {
   const { db, clock } = deps;
 
@@ -295,163 +256,20 @@ export function createMessageService(deps: {
     return row.requestId;
   }
 
-  interface RaisedAlarm {
-    id: number;
-    deviceId: number;
-    content: string;
-    level?: number;
-  }
-
-  /** Unread inbox totals of several users in one query. */
-  async function unreadTotals(userIds: number[]): Promise<Map<number, number>> {
-    if (userIds.length === 0) return new Map();
-    const rows = await db
-      .select({ userId: messages.userId, n: count() })
-      .from(messages)
-      .where(
-        and(inArray(messages.userId, userIds), eq(messages.box, "inbox"), isNull(messages.readAt)),
-      )
-      .groupBy(messages.userId);
-    return new Map(rows.map((r) => [r.userId, r.n]));
-  }
-
-  /**
-   * Alarms the gateway stored become inbox messages for everyone on each device who takes
-   * alarms: personal members whose alarm level is on (visitors start without) and the
-   * enterprise members of its lists. A batch costs the same few queries as one alarm.
-   */
-  async function alarmsRaised(batch: RaisedAlarm[]): Promise<void> {
-    if (batch.length === 0) return;
-    const deviceIds = [...new Set(batch.map((a) => a.deviceId))];
-    const [personal, enterprise, deviceRows] = await Promise.all([
-      db
-        .select({
-          deviceId: deviceLinks.deviceId,
-          userId: deviceLinks.userId,
-          name: deviceLinks.name,
-        })
-        .from(deviceLinks)
-        .where(and(inArray(deviceLinks.deviceId, deviceIds), eq(deviceLinks.receivesAlarms, true))),
-      db
-        .select({
-          deviceId: enterpriseDevices.deviceId,
-          userId: enterpriseMembers.userId,
-          name: enterpriseDevices.name,
-          type: enterpriseDevices.type,
-          kind: enterpriseMembers.kind,
-          isAdmin: enterpriseMembers.isAdmin,
-        })
-        .from(enterpriseDevices)
-        .innerJoin(
-          enterpriseMembers,
-          eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
-        )
-        .where(inArray(enterpriseDevices.deviceId, deviceIds)),
-      db
-        .select({ id: devices.id, code: devices.code })
-        .from(devices)
-        .where(inArray(devices.id, deviceIds)),
-    ]);
-    const codes = new Map(deviceRows.map((d) => [d.id, d.code]));
-    /** Per device: who is told, under the name they gave the device. */
-    const recipients = new Map<number, Map<number, string>>();
-    const namesOf = (deviceId: number) => {
-      const names = recipients.get(deviceId) ?? new Map<number, string>();
-      recipients.set(deviceId, names);
-      return names;
-    };
-    for (const e of enterprise) {
-      const sees = e.isAdmin || (e.type === 1 ? e.kind === "member" : e.kind === "maintenance");
-      if (sees) namesOf(e.deviceId).set(e.userId, e.name);
-    }
-    for (const p of personal) namesOf(p.deviceId).set(p.userId, p.name);
-    const told = await db.transaction(async (tx) => {
-      // Claiming the alarms and writing their messages commit together: each is told once.
-      const claimed = await tx
-        .update(alarms)
-        .set({ messagedAt: clock.now() })
-        .where(
-          and(
-            inArray(
-              alarms.id,
-              batch.map((a) => a.id),
-            ),
-            isNull(alarms.messagedAt),
-          ),
-        )
-        .returning({ id: alarms.id });
-      const claimedIds = new Set(claimed.map((c) => c.id));
-      const list = batch.filter((a) => claimedIds.has(a.id) && codes.has(a.deviceId));
-      await write(
-        list.flatMap((alarm) =>
-          [...(recipients.get(alarm.deviceId) ?? [])].map(([userId, name]) => ({
-            userId,
-            box: "inbox" as const,
-            type: MESSAGE_TYPE.alarm,
-            deviceId: alarm.deviceId,
-            alarmId: alarm.id,
-            content: alarm.content,
-            params: { device: name || (codes.get(alarm.deviceId) ?? "") },
-          })),
-        ),
-        tx,
-      );
-      return list;
-    });
-    if (told.length === 0) return;
-    const totals = await unreadTotals([
-      ...new Set(told.flatMap((a) => [...(recipients.get(a.deviceId)?.keys() ?? [])])),
-    ]);
-    for (const alarm of told) {
-      const deviceCode = codes.get(alarm.deviceId) ?? "";
-      for (const [userId, name] of recipients.get(alarm.deviceId) ?? []) {
-        deps.push(
-          userId,
-          toPushMessage({
-            kind: "inform",
-            of: "alarm",
-            deviceCode,
-            deviceId: alarm.deviceId,
-            totalUnreadMsg: totals.get(userId) ?? 0,
-            alarmId: alarm.id,
-            level: alarm.level,
-            content: alarm.content,
-            deviceName: name || deviceCode,
-          }),
-        );
-      }
-    }
-  }
-
-  const alarmBatcher = createBatcher<RaisedAlarm, void>(async (batch) => {
-    await alarmsRaised(batch);
-    return batch.map(() => undefined);
-  }, 100);
-
-  /** One stored alarm; those arriving together are told in one batch. */
-  function alarmRaised(alarm: RaisedAlarm): Promise<void> {
-    return alarmBatcher.submit(alarm);
-  }
-
-  /** Alarms stored but not yet told (the process stopped in between): told now, oldest first. */
-  async function catchUpAlarms(limit = 500): Promise<number> {
-    const pending = await db
-      .select({
-        id: alarms.id,
-        deviceId: alarms.deviceId,
-        content: alarms.content,
-        level: alarms.level,
-      })
-      .from(alarms)
-      .where(isNull(alarms.messagedAt))
-      .orderBy(alarms.id)
-      .limit(limit);
-    for (let i = 0; i < pending.length; i += 100) await alarmsRaised(pending.slice(i, i + 100));
-    return pending.length;
-  }
+  const alarmInbox = createAlarmInbox({ ...deps, write });
+  deps.events.subscribe("alarm.stored", (alarm) =>
+    alarmInbox.alarmRaised(alarm).catch((error) => {
+      deps.log.error({ err: error, alarmId: alarm.id }, "alarm message not written");
+    }),
+  );
+  deps.events.subscribe("terminals.ended", (ended) =>
+    terminalsEnded(ended).catch((error) => {
+      deps.log.error({ err: error }, "logout message not written");
+    }),
+  );
 
   return {
-    catchUpAlarms,
+    catchUpAlarms: alarmInbox.catchUpAlarms,
     write,
     terminalsEnded,
     announce,
@@ -461,6 +279,6 @@ export function createMessageService(deps: {
     markRead,
     clear,
     requestOf,
-    alarmRaised,
+    alarmRaised: alarmInbox.alarmRaised,
   };
 }

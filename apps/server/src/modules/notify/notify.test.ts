@@ -7,9 +7,9 @@ import { ConfigError, loadConfig, testConfig } from "../../config.ts";
 import { createTestDatabase } from "../../db/testing.ts";
 import { ManualClock } from "../../infra/clock.ts";
 import { createSenders } from "../../infra/senders.ts";
+import { aliyunSignature } from "../../infra/sms.ts";
 import { createHarness } from "../../testing/harness.ts";
 import { startSmtpServer } from "../../testing/smtp.ts";
-import { aliyunSignature } from "../alarmNotify/providers.ts";
 import { notifications } from "./schema.ts";
 
 const closers: Array<() => Promise<void>> = [];

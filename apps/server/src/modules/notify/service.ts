@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { Senders } from "../../infra/senders.ts";
-import { SmsNotSent } from "../alarmNotify/providers.ts";
+import { SmsNotSent } from "../../infra/sms.ts";
 import { type Notification, notifications, type SmsTemplateFields } from "./schema.ts";
 
 export interface NewNotification {

@@ -15,8 +15,9 @@ import { createHarness, type Harness } from "../../testing/harness.ts";
 import { startSmtpServer } from "../../testing/smtp.ts";
 import { devices } from "../devices/schema.ts";
 import { notifications } from "../notify/schema.ts";
+import { QR_OPTIONS } from "./appDownload.ts";
 import { scadaRegistrations } from "./schema.ts";
-import { createPortalService, QR_OPTIONS } from "./service.ts";
+import { createPortalService } from "./service.ts";
 
 const SUPPORT = "scada-desk@keyway.example";
 let h: Harness;

@@ -6,7 +6,7 @@
  *   seed         true: create the test user and its two terminals (fixed tokens).
  * (An argument, not environment variables: config.ts alone reads those.)
  * Without a shared database every node seeds the same user into its own fresh database, so
- * the ids and tokens agree (docs/decisions.md). It prints one JSON line when listening
+ * the ids and tokens agree (docs/architecture/push.md#several-nodes). It prints one JSON line when listening
  * (`{port, userId, terminalIds, tokens}`), then takes JSON commands on stdin, one a line:
  * `{"op":"toUser"|"toTerminal","id":N,"push":{scene,body}}` or `{"op":"count"}`, answering
  * each with a JSON line. It stops when stdin closes.

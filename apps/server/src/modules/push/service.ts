@@ -94,6 +94,14 @@ export function createPushHub(deps: PushHubDeps) {
     }
   });
 
+  // A session ended from elsewhere (a login elsewhere, a removed terminal) is told at once:
+  // the logout push, after which its sockets close.
+  const unsubscribeEnded = events.subscribe("terminals.ended", (ended) => {
+    const body = { loginIp: ended.loginIp, reason: ended.reason };
+    for (const id of ended.terminalIds)
+      publish("terminal", id, { scene: PUSH_SCENES.userLogout, body });
+  });
+
   const sweep = setInterval(
     () => {
       const silentSince = Date.now() - heartbeatTimeoutMs;
@@ -234,6 +242,7 @@ export function createPushHub(deps: PushHubDeps) {
       if (closed) return;
       closed = true;
       unsubscribe();
+      unsubscribeEnded();
       clearInterval(sweep);
       const sockets = [...open];
       await Promise.all(

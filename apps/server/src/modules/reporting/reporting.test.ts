@@ -13,8 +13,9 @@ import {
 } from "../../testing/reportReceiver.ts";
 import { users } from "../accounts/schema.ts";
 import { projects } from "../projects/schema.ts";
+import { REPORT_BATCH, SimulatedCrash } from "./delivery.ts";
+import { QUOTA_ERROR } from "./reportable.ts";
 import { reportPoints } from "./schema.ts";
-import { QUOTA_ERROR, REPORT_BATCH, SimulatedCrash } from "./service.ts";
 import { BATCH_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./transports.ts";
 
 /**
@@ -581,7 +582,8 @@ describe("an MQTT batch whose PUBACK is lost", () => {
     expect(await attempt).toBe(0);
     expect((await delivery(p.id)).last_error).toMatch(/connection lost before the PUBACK/);
 
-    // The queue sends it again (same seq, same batch id): the one resend decision 53 allows.
+    // The queue sends it again (same seq, same batch id): the one resend that delivery at
+    // least once allows (docs/architecture/reporting.md).
     h.clock.advance(2_000);
     expect(await deliverAll()).toBe(1);
     await wait(() => copies.length === 3);

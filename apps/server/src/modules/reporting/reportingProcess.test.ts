@@ -12,8 +12,8 @@ import { type ReceivedPoint, startReportReceiver } from "../../testing/reportRec
 import { users } from "../accounts/schema.ts";
 import { devices } from "../devices/schema.ts";
 import { projectMachines, projects } from "../projects/schema.ts";
+import { REPORT_BATCH } from "./delivery.ts";
 import { reportDeliveries, reportPoints } from "./schema.ts";
-import { REPORT_BATCH } from "./service.ts";
 
 /**
  * Issue 8: "a server restart mid-backlog loses nothing and duplicates nothing the receiver

@@ -8,6 +8,7 @@ import {
 import { TunnelError, TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import type { Events } from "../../events.ts";
 import { localTunnelRegistry, type TunnelPlace, type TunnelRegistry } from "./registry.ts";
 
 export interface TunnelDevice {
@@ -43,7 +44,8 @@ export function createTunnelHub(deps: {
   window?: number;
   silentMs?: number;
   /** Told when a device's tunnel comes up or goes away. */
-  onLinkChange?: (deviceId: number, online: boolean) => void;
+  /** Where changed rights and links are told (domain events). */
+  events?: Pick<Events, "publish">;
   /** Where other nodes' tunnels are, and where this node's are told (several nodes). */
   registry?: TunnelRegistry;
 }) {
@@ -90,7 +92,7 @@ export function createTunnelHub(deps: {
     if (previous) previous.socket.close(TUNNEL_CLOSE.replaced, "replaced");
     log.info({ device: device.code }, "tunnel up");
     registry.held(device.id, null);
-    deps.onLinkChange?.(device.id, true);
+    deps.events?.publish("tunnel.link", { deviceId: device.id, online: true });
 
     socket.on("message", (data, isBinary) => {
       if (isBinary) mux.receive(data as Buffer);
@@ -103,7 +105,7 @@ export function createTunnelHub(deps: {
         links.delete(device.id);
         registry.released(device.id);
         log.info({ device: device.code }, "tunnel down");
-        deps.onLinkChange?.(device.id, false);
+        deps.events?.publish("tunnel.link", { deviceId: device.id, online: false });
       }
     });
   }

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket } from "ws";
 
 /**
- * Carrying a visit to the node that holds the device's tunnel (docs/decisions.md 160): the
+ * Carrying a visit to the node that holds the device's tunnel (docs/architecture/scale-out.md#the-tunnel-registry): the
  * browser's request goes on unchanged, bytes both ways, to that node's own address, which
  * checks the visit as if the browser had reached it. The header marks a request already
  * carried once, so that two nodes disagreeing about the registry never pass it back and forth.

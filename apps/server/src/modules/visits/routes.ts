@@ -1,147 +1,75 @@
-import {
-  enterpriseVisitUrlBody,
-  projectVisitUrlBody,
-  targetField,
-  visitEndBody,
-  visitIdField,
-  visitListQuery,
-  visitUrlBody,
-} from "@keyway/shared";
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { API, targetField, visitIdField } from "@keyway/shared";
+import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { type Caller, callerOf } from "../../http/auth.ts";
-import { ok } from "../../http/envelope.ts";
-import type { Actor } from "../access/service.ts";
+import { type Caller, caller } from "../../http/auth.ts";
+import type { Serve } from "../../http/routes.ts";
 import { RELAYED_HEADER } from "./forward.ts";
 import type { createRelay } from "./relay.ts";
 import type { VisitService } from "./service.ts";
 
-const actorOf = (request: FastifyRequest): Actor => {
-  const caller = callerOf(request);
-  return { userId: caller.userId, terminalId: caller.terminalId };
-};
-
 /**
- * Remote access calls (SPEC §7 getValidVisitUrl, enterprises/validVisitUrl,
- * eapi machine/getVisitUrl), the visit log, and the TCP forward endpoint.
+ * Remote access calls (SPEC §7 getValidVisitUrl, enterprises/validVisitUrl, eapi
+ * machine/getVisitUrl) and the visit log (packages/shared/src/contract/visits.ts).
  */
 export function visitRoutes(
-  app: FastifyInstance,
+  serve: Serve,
   deps: {
     visits: VisitService;
-    relay: ReturnType<typeof createRelay>;
-    auth: preHandlerAsyncHookHandler;
     /** Refuses a device the caller does not see in that enterprise. */
     enterpriseDevice: (caller: Caller, eid: number, deviceId: number) => Promise<unknown>;
     /** Refuses a project machine's visit when its project does not allow it. */
     projectVisit: (caller: Caller, deviceId: number, projectId?: number) => Promise<unknown>;
   },
 ) {
-  const { visits, relay, auth } = deps;
-  const r = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ["visits"];
-
-  r.post(
-    "/api/v1/audit/getValidVisitUrl",
-    {
-      schema: {
-        tags,
-        summary: "A short-lived URL opening the device's web UI (personal devices)",
-        body: visitUrlBody,
-      },
-      preValidation: auth,
-    },
-    async (request) =>
-      ok(
-        await visits.issue(actorOf(request), request.body.machineID, {
-          target: request.body.target,
-        }),
-      ),
+  const { visits } = deps;
+  const v = API.visits;
+  serve(v.getValidVisitUrl, ({ caller, input }) =>
+    visits.issue(caller, input.machineID, { target: input.target }),
   );
-
-  r.post(
-    "/api/enterprises/validVisitUrl",
-    {
-      schema: {
-        tags,
-        summary: "A short-lived URL opening an enterprise device's web UI",
-        body: enterpriseVisitUrlBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      const b = request.body;
-      await deps.enterpriseDevice(callerOf(request), b.eid, b.machineId);
-      return ok(await visits.issue(actorOf(request), b.machineId, { target: b.target }));
-    },
-  );
-
+  serve(v.validVisitUrl, async ({ caller, input }) => {
+    await deps.enterpriseDevice(caller, input.eid, input.machineId);
+    return visits.issue(caller, input.machineId, { target: input.target });
+  });
   // A project machine is reached through its project: only its users, only while its
   // enable_get_visit_url is on, with or without the project id (projects.checkVisit); the
   // visit itself still needs the caller's own right on the device (visits.issue).
-  r.post(
-    "/eapi/web/c/machine/getVisitUrl",
-    {
-      schema: {
-        tags,
-        summary: "A short-lived URL opening a project machine's web UI",
-        body: projectVisitUrlBody,
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      const b = request.body;
-      const deviceId = (b.machineID ?? b.machineId) as number;
-      await deps.projectVisit(callerOf(request), deviceId, b.id);
-      return ok(await visits.issue(actorOf(request), deviceId, { target: b.target }));
-    },
+  serve(v.getVisitUrl, async ({ caller, input }) => {
+    const deviceId = (input.machineID ?? input.machineId) as number;
+    await deps.projectVisit(caller, deviceId, input.id);
+    return visits.issue(caller, deviceId, { target: input.target });
+  });
+  serve(v.list, ({ caller, input }) =>
+    visits.list(caller, input.deviceId, input.page, input.pageSize),
   );
+  serve(v.end, ({ caller, input }) => visits.endByOwner(caller, input.visitId));
+}
 
-  r.get(
-    "/api/device/v1/visits",
-    {
-      schema: {
-        tags,
-        summary: "The visit log of a device (Akey, Bkeys)",
-        querystring: visitListQuery,
-      },
-      preValidation: auth,
-    },
-    async (request) => {
-      const q = request.query;
-      return ok(await visits.list(actorOf(request), q.deviceId, q.page, q.pageSize));
-    },
-  );
-
-  r.post(
-    "/api/device/v1/visits/end",
-    {
-      schema: { tags, summary: "End a running visit (Akey, Bkeys)", body: visitEndBody },
-      preValidation: auth,
-    },
-    async (request) => ok(await visits.endByOwner(actorOf(request), request.body.visitId)),
-  );
-
-  r.get(
+/** The TCP forward endpoint (keyway-agent forward): a WebSocket, so outside the contract. */
+export function visitTcpRoutes(
+  app: FastifyInstance,
+  deps: { relay: ReturnType<typeof createRelay>; auth: preHandlerAsyncHookHandler },
+) {
+  app.withTypeProvider<ZodTypeProvider>().get(
     "/visit-tcp/:visitId",
     {
       websocket: true,
       schema: {
-        tags,
+        tags: ["visits"],
         summary:
           "WebSocket: one raw TCP stream to a target through the visit (keyway-agent forward)",
         params: z.object({ visitId: visitIdField }),
         querystring: z.object({ target: targetField.optional() }),
       },
-      preValidation: auth,
+      preValidation: deps.auth,
     },
     (socket, request) => {
       const { visitId } = request.params as { visitId: string };
       const { target } = request.query as { target?: string };
-      relay.tcp(socket, visitId, target, {
-        actor: actorOf(request),
-        token: callerOf(request).token,
+      const { userId, terminalId, token } = caller(request);
+      deps.relay.tcp(socket, visitId, target, {
+        actor: { userId, terminalId },
+        token,
         relayed: Boolean(request.headers[RELAYED_HEADER]),
       });
     },

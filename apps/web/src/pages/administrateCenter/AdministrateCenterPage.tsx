@@ -22,16 +22,14 @@ import { useEnterpriseList, useUserInfo } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { operatorApi } from "../../api/operator.ts";
 import { AuthShell } from "../../components/AuthShell.tsx";
+import { CreateEnterpriseAction } from "../../features/enterprise/CreateEnterpriseAction.tsx";
+import { CreateOwnEnterpriseModal } from "../../features/enterprise/CreateOwnEnterpriseModal.tsx";
+import { useProjectSetting } from "../../features/enterprise/useProjectSetting.ts";
 import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { AdminDevicesPanel } from "../enterpriseAdmin/AdminDevicesPanel.tsx";
-import {
-  CreateEnterpriseAction,
-  CreateOwnEnterpriseModal,
-  useProjectSetting,
-} from "../enterpriseAdmin/CreateOwnEnterprise.tsx";
 import { GroupsPanel } from "../enterpriseAdmin/GroupsPanel.tsx";
 import { MembersPanel } from "../enterpriseAdmin/MembersPanel.tsx";
 import { AppHeader } from "../layout/AppHeader.tsx";

@@ -6,9 +6,9 @@ import { queryKeys } from "../../api/keys.ts";
 import { AccountAddForm } from "../../components/AccountAddForm.tsx";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
+import { IdentityTag } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useAppStore } from "../../store/app.ts";
-import { IdentityTag } from "../devices/MachineParts.tsx";
 import { accountOf, ConfirmLink } from "./parts.tsx";
 
 const addForm = adminPushBody.pick({ account: true, countryCode: true });

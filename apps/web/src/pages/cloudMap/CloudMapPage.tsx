@@ -5,45 +5,28 @@ import {
   ExpandOutlined,
   EyeInvisibleOutlined,
   ReloadOutlined,
-  SearchOutlined,
 } from "@ant-design/icons";
 import type { MapPoint } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import {
-  Alert,
-  Badge,
-  Button,
-  Empty,
-  Flex,
-  Input,
-  List,
-  Result,
-  Segmented,
-  Skeleton,
-  Tag,
-  Tooltip,
-  Typography,
-} from "antd";
+import { Alert, Button, Flex, Result, Segmented, Skeleton, Tag, Tooltip, Typography } from "antd";
 import { useMemo, useState } from "react";
 import { Link, Navigate, useNavigate } from "react-router";
 import { useUserInfo } from "../../api/hooks.ts";
 import { type MapQuery, portalApi, portalKeys, useClientConfig } from "../../api/portal.ts";
-import { ListEmpty } from "../../components/ListEmpty.tsx";
+import { useConnect } from "../../features/device/ConnectButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { hasToken } from "../../lib/session.ts";
 import { PATHS } from "../../paths.ts";
 import { type EnterpriseInfo, selectCurrentContext, useAppStore } from "../../store/app.ts";
-import { useConnect } from "../devices/ConnectButton.tsx";
-import { DeviceMap, type LocatedPoint } from "./DeviceMap.tsx";
+import { DeviceMap, isLocated } from "./DeviceMap.tsx";
 import { MapDeviceCard } from "./MapDeviceCard.tsx";
+import { MapDeviceList } from "./MapDeviceList.tsx";
 import "./cloudMap.css";
 
 /** Positions and states are read again now and then (devices move, go on- and offline). */
 const REFRESH_MS = 30_000;
 
 type ListFilter = "all" | 1 | 2;
-
-const isLocated = (p: MapPoint): p is LocatedPoint => p.lat !== null && p.lng !== null;
 
 /** The enterprise lists the viewer sees (admins both): the filter's choices. */
 function listChoices(context: EnterpriseInfo): (1 | 2)[] {
@@ -199,76 +182,17 @@ function CloudMap({ fullScreen }: { fullScreen: boolean }) {
         />
       )}
       <div className="kw-map-body">
-        <aside className="kw-map-list" data-testid="map-device-list">
-          <Input
-            allowClear
-            prefix={<SearchOutlined />}
-            placeholder={t("portal.map.search")}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            data-testid="map-search"
-          />
-          <div className="kw-map-list-scroll">
-            {points.isPending ? (
-              <Skeleton active paragraph={{ rows: 6 }} />
-            ) : (
-              <List<MapPoint>
-                size="small"
-                dataSource={shown}
-                locale={{
-                  emptyText: points.isError ? (
-                    <ListEmpty
-                      error={points.error.message}
-                      onRetry={() => void points.refetch()}
-                      description=""
-                    />
-                  ) : list.length === 0 ? (
-                    <Empty
-                      image={Empty.PRESENTED_IMAGE_SIMPLE}
-                      description={
-                        <>
-                          <div>{t("portal.map.empty")}</div>
-                          <Typography.Text type="secondary">
-                            {t("portal.map.emptyHint")}
-                          </Typography.Text>
-                        </>
-                      }
-                    />
-                  ) : (
-                    <Empty
-                      image={Empty.PRESENTED_IMAGE_SIMPLE}
-                      description={t("portal.map.noMatch")}
-                    />
-                  ),
-                }}
-                renderItem={(p) => (
-                  <List.Item
-                    className={`kw-map-item${p.machine_id === selectedId ? " kw-map-item-selected" : ""}`}
-                    onClick={() => setSelectedId(p.machine_id)}
-                    data-testid="map-list-item"
-                    data-code={p.machine_code}
-                  >
-                    <Flex vertical gap={2} className="kw-map-item-body">
-                      <Flex justify="space-between" align="center" gap={8}>
-                        <Typography.Text strong ellipsis title={p.machine_name}>
-                          {p.machine_name}
-                        </Typography.Text>
-                        <Badge status={p.online ? "success" : "default"} />
-                      </Flex>
-                      <Typography.Text type="secondary" className="kw-map-item-meta" ellipsis>
-                        {p.machine_code}
-                        {" · "}
-                        {isLocated(p)
-                          ? p.address || `${p.lat.toFixed(3)}, ${p.lng.toFixed(3)}`
-                          : t("portal.map.noPosition")}
-                      </Typography.Text>
-                    </Flex>
-                  </List.Item>
-                )}
-              />
-            )}
-          </div>
-        </aside>
+        <MapDeviceList
+          search={search}
+          onSearch={setSearch}
+          loading={points.isPending}
+          error={points.isError ? points.error.message : null}
+          onRetry={() => void points.refetch()}
+          total={list.length}
+          shown={shown}
+          selectedId={selectedId}
+          onSelect={setSelectedId}
+        />
         <section className="kw-map-area">
           {config.data || config.isError ? (
             <DeviceMap

@@ -15,6 +15,8 @@ import { loadWorldLand } from "../../lib/map/worldLand.ts";
 
 export type LocatedPoint = MapPoint & { lat: number; lng: number };
 
+export const isLocated = (p: MapPoint): p is LocatedPoint => p.lat !== null && p.lng !== null;
+
 interface Props {
   points: readonly LocatedPoint[];
   /** The configured tiles; null when the client config cannot be read (offline basemap). */

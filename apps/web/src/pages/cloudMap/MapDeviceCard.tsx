@@ -1,9 +1,9 @@
 import { CloseOutlined } from "@ant-design/icons";
 import type { MapPoint } from "@keyway/shared";
 import { Button, Card, Descriptions, Typography } from "antd";
+import { ConnectButton } from "../../features/device/ConnectButton.tsx";
+import { StateBadge } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { ConnectButton } from "../devices/ConnectButton.tsx";
-import { StateBadge } from "../devices/MachineParts.tsx";
 
 const WAYS = ["gps", "base", "ip", "manual"] as const;
 type Way = (typeof WAYS)[number];

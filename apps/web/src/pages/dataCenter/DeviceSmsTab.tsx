@@ -7,10 +7,14 @@ import { enterprisesApi } from "../../api/enterprises.ts";
 import { useGroups } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
+import { MachineCode } from "../../features/device/MachineParts.tsx";
+import {
+  ALL_GROUPS,
+  DeviceFilters,
+  useGroupFilterOptions,
+} from "../../features/device/machineColumns.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
-import { MachineCode } from "../devices/MachineParts.tsx";
-import { ALL_GROUPS, DeviceFilters, useGroupFilterOptions } from "../devices/machineColumns.tsx";
 import { errorText, rowsOf } from "./parts.tsx";
 
 /**

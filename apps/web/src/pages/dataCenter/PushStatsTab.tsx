@@ -2,7 +2,7 @@ import { PUSH_STATS_DAYS, type PushStats } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import { Card, Col, Empty, Row, Skeleton, Statistic, Tag, Typography } from "antd";
 import { useMemo } from "react";
-import { api } from "../../api/client.ts";
+import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { EChart, type EChartOption } from "../../components/EChart.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
@@ -17,14 +17,6 @@ const COLORS = {
   total: "#eb2f96",
 };
 
-/** POST /api/v1/alarm/push/statistics: days counted as the viewer counts them. */
-const fetchStats = (eid: number) =>
-  api.post<PushStats>("/v1/alarm/push/statistics", {
-    eid,
-    // UTC+8 is 480.
-    utcOffset: -new Date().getTimezoneOffset(),
-  });
-
 /**
  * The data centre's push charts for the current context: SMS and e-mail alarm pushes per day
  * of the last 30 days (sent and not sent) and the SMS stock they used, with the totals.
@@ -33,7 +25,7 @@ export function PushStatsTab({ eid }: { eid: number }) {
   const { t } = useLang();
   const stats = useQuery({
     queryKey: queryKeys.alarmPush(eid, "stats"),
-    queryFn: () => fetchStats(eid),
+    queryFn: () => alarmPushApi.statistics(eid),
     meta: { silent: true },
   });
   const data = stats.data;

@@ -9,9 +9,14 @@ import { useGroups } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
 import { FormModal } from "../../components/FormModal.tsx";
+import {
+  CodeLookupNotice,
+  MachineCodeItem,
+  standingOf,
+  useCodeLookup,
+} from "../../features/device/codeLookup.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { CodeLookupNotice, MachineCodeItem, standingOf, useCodeLookup } from "./codeLookup.tsx";
 import { GroupSelect } from "./GroupSelect.tsx";
 
 /** Business codes of POST /machine/add that belong to one field of the form. */

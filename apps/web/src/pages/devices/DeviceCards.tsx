@@ -9,9 +9,9 @@ import {
 import type { Machine } from "@keyway/shared";
 import { Card, Pagination, Skeleton, Tooltip, Typography } from "antd";
 import { useState } from "react";
+import { IdentityTag, MachineIcon, StateBadge } from "../../features/device/MachineParts.tsx";
+import { isOnline } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
-import { IdentityTag, MachineIcon, StateBadge } from "./MachineParts.tsx";
-import { isOnline } from "./machine.ts";
 
 interface Props {
   machines: readonly Machine[];

@@ -6,22 +6,22 @@ import { useEffect, useState } from "react";
 import { devicesApi } from "../../api/devices.ts";
 import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { ConnectButton, useConnect } from "../../features/device/ConnectButton.tsx";
+import { DeviceAlarms } from "../../features/device/DeviceAlarms.tsx";
+import {
+  DetailRetryAlert,
+  MachineDescriptions,
+  MachineDrawerTitle,
+} from "../../features/device/MachineDescriptions.tsx";
+import { IdentityTag, LastSeen, StateBadge } from "../../features/device/MachineParts.tsx";
+import { withLiveState } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
 import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
 import { DeviceCameraAccount } from "../ezviz/DeviceCameraAccount.tsx";
 import { DeviceIotCard } from "../iotCards/DeviceIotCard.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
-import { ConnectButton, useConnect } from "./ConnectButton.tsx";
-import { DeviceAlarms } from "./DeviceAlarms.tsx";
 import { DeviceLocation } from "./DeviceLocation.tsx";
 import { DeviceVisits } from "./DeviceVisits.tsx";
-import {
-  DetailRetryAlert,
-  MachineDescriptions,
-  MachineDrawerTitle,
-} from "./MachineDescriptions.tsx";
-import { IdentityTag, LastSeen, StateBadge } from "./MachineParts.tsx";
-import { withLiveState } from "./machine.ts";
 
 export type DetailTab = "info" | "alarms" | "location" | "visits";
 

@@ -1,60 +1,35 @@
-import {
-  AppstoreOutlined,
-  FolderOpenOutlined,
-  FolderOutlined,
-  KeyOutlined,
-  PlusOutlined,
-  UnorderedListOutlined,
-} from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  App,
-  Button,
-  Card,
-  Empty,
-  Flex,
-  Result,
-  Segmented,
-  Space,
-  Table,
-  type TableProps,
-  Typography,
-} from "antd";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Button, Card, Empty, Flex, Result, Typography } from "antd";
 import { useEffect, useMemo, useState } from "react";
-import { useNavigate, useSearchParams } from "react-router";
+import { useNavigate } from "react-router";
 import { devicesApi } from "../../api/devices.ts";
 import { useGroups, useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { showError } from "../../api/queryClient.ts";
+import { useConnect } from "../../features/device/ConnectButton.tsx";
+import { toIds, withLiveStates } from "../../features/device/machine.ts";
+import { ALL_GROUPS, useGroupFilterOptions } from "../../features/device/machineColumns.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { safeStorage } from "../../lib/storage.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
-import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { enterpriseDevicePath, PATHS } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
 import { AddDeviceModal } from "./AddDeviceModal.tsx";
-import { ConnectButton, useConnect } from "./ConnectButton.tsx";
 import { DeviceCards } from "./DeviceCards.tsx";
 import { type DetailTab, DeviceDetailDrawer } from "./DeviceDetailDrawer.tsx";
+import { DeviceTable } from "./DeviceTable.tsx";
+import { DeviceToolbar, type View } from "./DeviceToolbar.tsx";
+import { useDeviceColumns } from "./deviceColumns.tsx";
 import { EditDeviceModal } from "./EditDeviceModal.tsx";
 import { GroupsModal } from "./GroupsModal.tsx";
-import { IdentityTag } from "./MachineParts.tsx";
 import { MoveGroupModal } from "./MoveGroupModal.tsx";
-import { toIds, withLiveStates } from "./machine.ts";
-import {
-  ALL_GROUPS,
-  DeviceFilters,
-  useGroupColumn,
-  useGroupFilterOptions,
-  useMachineColumns,
-} from "./machineColumns.tsx";
+import { NoDevices } from "./NoDevices.tsx";
 import { type AccessTarget, RequestAccessModal } from "./RequestAccessModal.tsx";
 import { RequestByCodeModal } from "./RequestByCodeModal.tsx";
+import { useDeleteDevice } from "./useDeleteDevice.tsx";
+import { useDetailJump } from "./useDetailJump.ts";
 
-type View = "table" | "card";
 const VIEW_KEY = "keyway.deviceView";
-const testId = (id: string) => ({ "data-testid": id }) as object;
 
 /** /index?listType=list: the personal device list (SPEC §2). */
 export function DeviceListPage() {
@@ -80,9 +55,6 @@ export function DeviceListPage() {
 
 function PersonalDevices() {
   const { t } = useLang();
-  const { modal, message } = App.useApp();
-  const queryClient = useQueryClient();
-
   const [search, setSearch] = useState("");
   const [group, setGroup] = useState<string>(ALL_GROUPS);
   const [view, setView] = useState<View>(() =>
@@ -99,7 +71,6 @@ function PersonalDevices() {
   const [detailTab, setDetailTab] = useState<DetailTab>("info");
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [requesting, setRequesting] = useState<AccessTarget | null>(null);
-  const [params, setParams] = useSearchParams();
 
   const term = useDebounced(search.trim());
   const groupId = group === ALL_GROUPS ? undefined : Number(group);
@@ -110,7 +81,6 @@ function PersonalDevices() {
     placeholderData: keepPreviousData,
   });
   const groups = useGroups();
-  const tableHeight = useViewportHeight(330);
 
   // SPEC §2 live online state: the badges follow machineStates (every 10 s, tab visible).
   const states = useLiveStates({ queryKey: queryKeys.deviceStates, enabled: devices.isSuccess });
@@ -122,26 +92,7 @@ function PersonalDevices() {
   const firstLoad = devices.isPending;
   const noDevices = !firstLoad && !devices.isError && list.length === 0 && !filtered;
 
-  // ?device=<id>&tab=alarms (the new-alarm pop-up): open that device's detail on the tab.
-  const jumpId = Number(params.get("device")) || 0;
-  const jumpTab: DetailTab = params.get("tab") === "alarms" ? "alarms" : "info";
-  const loaded = devices.isSuccess;
-  useEffect(() => {
-    if (!jumpId || !loaded) return;
-    setParams(
-      (current) => {
-        const copy = new URLSearchParams(current);
-        copy.delete("device");
-        copy.delete("tab");
-        return copy;
-      },
-      { replace: true },
-    );
-    const listed = devices.data?.list.find((m) => m.machine_id === jumpId);
-    setDetailTab(jumpTab);
-    if (listed) setDetail(listed);
-    else devicesApi.detail(jumpId).then(setDetail, showError);
-  }, [jumpId, jumpTab, loaded, devices.data, setParams]);
+  useDetailJump(devices.data?.list, devices.isSuccess, setDetail, setDetailTab);
 
   const openDetail = (machine: Machine) => {
     setDetailTab("info");
@@ -152,107 +103,25 @@ function PersonalDevices() {
   const visibleIds = useMemo(() => new Set(list.map((m) => m.machine_id)), [list]);
   const selection = selected.filter((k) => visibleIds.has(Number(k)));
 
-  const remove = useMutation({ mutationFn: devicesApi.remove });
   const { connect, isPending: connecting } = useConnect();
   const onConnect = (machine: Machine) => void connect(machine);
 
-  const confirmDelete = (machine: Machine) => {
-    const akey = machine.limit_authority === 3;
-    modal.confirm({
-      title: t("device.deleteTitle", { name: machine.machine_name || machine.machine_code }),
-      content: (
-        <Typography.Paragraph className="kw-mb0" data-testid="device-delete-warning">
-          {akey ? t("device.deleteAkeyWarning") : t("device.deleteWarning")}
-        </Typography.Paragraph>
-      ),
-      okText: t("common.delete"),
-      cancelText: t("common.cancel"),
-      okButtonProps: { danger: true, ...testId("device-delete-confirm") },
-      onOk: async () => {
-        try {
-          await remove.mutateAsync(machine);
-        } catch {
-          return;
-        }
-        message.success(t("device.deleted"));
-        if (detail?.machine_id === machine.machine_id) setDetail(null);
-        await queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
-      },
-    });
-  };
+  const confirmDelete = useDeleteDevice((machine) => {
+    if (detail?.machine_id === machine.machine_id) setDetail(null);
+  });
 
   const openMove = (machine: Machine) =>
     setMoving({ ids: [machine.machine_id], groupId: machine.groups ?? 0 });
 
-  const baseColumns = useMachineColumns({ name: 190, code: 170, state: 90 });
-  const groupColumn = useGroupColumn(100);
   const groupOptions = useGroupFilterOptions(groups.data?.list);
-  const columns: TableProps<Machine>["columns"] = [
-    ...baseColumns,
-    groupColumn,
-    {
-      title: t("device.remark"),
-      dataIndex: "machine_remark",
-      width: 110,
-      ellipsis: true,
-      render: (remark: string) => remark || "-",
-    },
-    {
-      title: t("device.identityLabel"),
-      dataIndex: "limit_authority",
-      width: 100,
-      render: (_: unknown, m: Machine) => <IdentityTag identity={m.role} />,
-    },
-    {
-      title: t("common.action"),
-      key: "action",
-      width: 300,
-      fixed: "right",
-      render: (_: unknown, m) => (
-        <Space size={0} onClick={(e) => e.stopPropagation()}>
-          <ConnectButton
-            machine={m}
-            onConnect={onConnect}
-            loading={connecting(m.machine_id)}
-            testId={`device-connect-${m.machine_id}`}
-          />
-          <Button
-            type="link"
-            size="small"
-            onClick={() => openDetail(m)}
-            data-testid={`device-detail-${m.machine_id}`}
-          >
-            {t("device.detail")}
-          </Button>
-          <Button
-            type="link"
-            size="small"
-            onClick={() => setEditing(m)}
-            data-testid={`device-edit-${m.machine_id}`}
-          >
-            {t("common.edit")}
-          </Button>
-          <Button
-            type="link"
-            size="small"
-            onClick={() => openMove(m)}
-            data-testid={`device-move-${m.machine_id}`}
-          >
-            {t("group.moveShort")}
-          </Button>
-          <Button
-            type="link"
-            size="small"
-            danger
-            onClick={() => confirmDelete(m)}
-            data-testid={`device-delete-${m.machine_id}`}
-          >
-            {t("common.delete")}
-          </Button>
-        </Space>
-      ),
-    },
-  ];
+  const columns = useDeviceColumns({
+    onConnect,
+    connecting,
+    onDetail: openDetail,
+    onEdit: setEditing,
+    onMove: openMove,
+    onDelete: confirmDelete,
+  });
 
   let body: React.ReactNode;
   if (devices.isError && !devices.data) {
@@ -266,32 +135,7 @@ function PersonalDevices() {
       />
     );
   } else if (noDevices) {
-    body = (
-      <Empty
-        className="kw-empty-block"
-        image={Empty.PRESENTED_IMAGE_SIMPLE}
-        description={t("device.emptyAll")}
-        data-testid="device-empty"
-      >
-        <Space wrap>
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => setAdding(true)}
-            data-testid="device-empty-add"
-          >
-            {t("device.add")}
-          </Button>
-          <Button
-            icon={<KeyOutlined />}
-            onClick={() => setRequestingByCode(true)}
-            data-testid="device-empty-request-access"
-          >
-            {t("access.byCode.button")}
-          </Button>
-        </Space>
-      </Empty>
-    );
+    body = <NoDevices onAdd={() => setAdding(true)} onRequest={() => setRequestingByCode(true)} />;
   } else if (view === "card") {
     body =
       list.length === 0 && !firstLoad ? (
@@ -310,31 +154,13 @@ function PersonalDevices() {
       );
   } else {
     body = (
-      <div data-testid="device-table">
-        <Table<Machine>
-          rowKey="machine_id"
-          size="middle"
-          virtual
-          columns={columns}
-          dataSource={list}
-          loading={devices.isFetching}
-          pagination={false}
-          scroll={{ x: 1108, y: tableHeight }}
-          rowSelection={{
-            selectedRowKeys: selection,
-            onChange: (keys) => setSelected(keys),
-            columnWidth: 48,
-          }}
-          onRow={(m) =>
-            ({ "data-testid": `device-row-${m.machine_code}` }) as React.HTMLAttributes<HTMLElement>
-          }
-          locale={{
-            emptyText: (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("device.noMatch")} />
-            ),
-          }}
-        />
-      </div>
+      <DeviceTable
+        columns={columns}
+        list={list}
+        loading={devices.isFetching}
+        selection={selection}
+        onSelect={setSelected}
+      />
     );
   }
 
@@ -351,69 +177,24 @@ function PersonalDevices() {
         )}
       </Flex>
       <Card className="kw-card" styles={{ body: { padding: 16 } }}>
-        <Flex wrap gap={12} align="center" className="kw-toolbar">
-          <DeviceFilters
-            search={search}
-            onSearch={setSearch}
-            group={group}
-            onGroup={setGroup}
-            groupOptions={groupOptions}
-            groupsLoading={groups.isPending}
-            testIdPrefix="device"
-          />
-          <Segmented<View>
-            value={view}
-            onChange={(next) => {
-              setView(next);
-              safeStorage.set(VIEW_KEY, next);
-            }}
-            options={[
-              {
-                value: "table",
-                icon: <UnorderedListOutlined />,
-                label: <span data-testid="device-view-table">{t("device.viewTable")}</span>,
-              },
-              {
-                value: "card",
-                icon: <AppstoreOutlined />,
-                label: <span data-testid="device-view-card">{t("device.viewCard")}</span>,
-              },
-            ]}
-            data-testid="device-view-toggle"
-          />
-          <div className="kw-grow" />
-          {selection.length > 0 && view === "table" && (
-            <Button
-              icon={<FolderOutlined />}
-              onClick={() => setMoving({ ids: toIds(selection), groupId: 0 })}
-              data-testid="device-move-selected"
-            >
-              {t("group.moveSelected", { count: selection.length })}
-            </Button>
-          )}
-          <Button
-            icon={<FolderOpenOutlined />}
-            onClick={() => setGroupsOpen(true)}
-            data-testid="groups-open"
-          >
-            {t("group.manage")}
-          </Button>
-          <Button
-            icon={<KeyOutlined />}
-            onClick={() => setRequestingByCode(true)}
-            data-testid="device-request-access"
-          >
-            {t("access.byCode.button")}
-          </Button>
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => setAdding(true)}
-            data-testid="device-add"
-          >
-            {t("device.add")}
-          </Button>
-        </Flex>
+        <DeviceToolbar
+          search={search}
+          onSearch={setSearch}
+          group={group}
+          onGroup={setGroup}
+          groupOptions={groupOptions}
+          groupsLoading={groups.isPending}
+          view={view}
+          onView={(next) => {
+            setView(next);
+            safeStorage.set(VIEW_KEY, next);
+          }}
+          selected={view === "table" ? selection.length : 0}
+          onMoveSelected={() => setMoving({ ids: toIds(selection), groupId: 0 })}
+          onManageGroups={() => setGroupsOpen(true)}
+          onRequestByCode={() => setRequestingByCode(true)}
+          onAdd={() => setAdding(true)}
+        />
         {body}
       </Card>
 

@@ -20,17 +20,17 @@ import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
 import { FormModal } from "../../components/FormModal.tsx";
-import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { DeviceMiniMap } from "./DeviceMiniMap.tsx";
-import { manualLocationForm as manualForm } from "./locationForm.ts";
 import {
   formatLatLng,
   hasPosition,
   LOCATION_WAY_OPTIONS,
   type LocationWayOption,
   parseLocationWay,
-} from "./machine.ts";
+} from "../../features/device/machine.ts";
+import { useLang } from "../../i18n/index.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
+import { DeviceMiniMap } from "./DeviceMiniMap.tsx";
+import { manualLocationForm as manualForm } from "./locationForm.ts";
 
 /**
  * A device's location (SPEC §2): coordinates, address and way; choose gps / base / ip / manual

@@ -4,6 +4,7 @@ import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import { useEffect, useRef, useState } from "react";
 import { useClientConfig } from "../../api/portal.ts";
+import { formatLatLng, openStreetMapUrl, projectLatLng } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
 import {
   addWatchedTiles,
@@ -11,7 +12,6 @@ import {
   tileConfigKey,
   toTileLatLng,
 } from "../../lib/map/tiles.ts";
-import { formatLatLng, openStreetMapUrl, projectLatLng } from "./machine.ts";
 import "./DeviceMiniMap.css";
 
 /** Street level: the plant and the roads around it. */

@@ -30,8 +30,6 @@ import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
-const _testId = (id: string) => ({ "data-testid": id }) as object;
-
 /** Group management: list with device counts, create, inline rename, delete (SPEC §2). */
 export function GroupsModal(props: { open: boolean; onClose: () => void }) {
   const { t, lang } = useLang();

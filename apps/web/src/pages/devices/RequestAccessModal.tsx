@@ -15,10 +15,10 @@ import { useState } from "react";
 import { type AccessRequestPayload, accessApi } from "../../api/access.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { MachineCode } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { browserName, terminalUUID } from "../../lib/terminal.ts";
 import { parseForm, useZodRule, zodValueRule } from "../../lib/zodRule.tsx";
-import { MachineCode } from "./MachineParts.tsx";
 
 export interface AccessTarget {
   device: ScanCodeResult;

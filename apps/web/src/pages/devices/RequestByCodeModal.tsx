@@ -1,15 +1,15 @@
 import type { AccessKind, ScanCodeResult } from "@keyway/shared";
 import { Button, Form, Modal, Space, Typography } from "antd";
 import { useEffect, useState } from "react";
-import { useLang } from "../../i18n/index.ts";
-import { useZodRule } from "../../lib/zodRule.tsx";
 import {
   CodeLookupNotice,
   MachineCodeItem,
   machineCodeForm,
   RequestButtons,
   useCodeLookup,
-} from "./codeLookup.tsx";
+} from "../../features/device/codeLookup.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { useZodRule } from "../../lib/zodRule.tsx";
 
 /**
  * "Request access" on the device list: a machine code alone, looked up as it is typed (the

@@ -13,10 +13,10 @@ import { queryKeys } from "../../api/keys.ts";
 import { showError } from "../../api/queryClient.ts";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
+import { useMachineColumns } from "../../features/device/machineColumns.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { useMachineColumns } from "../devices/machineColumns.tsx";
 
 const assignForm = enterpriseDeviceAssignBody.omit({ eid: true });
 const _testId = (id: string) => ({ "data-testid": id }) as object;

@@ -4,15 +4,15 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { App, Button, Drawer, Empty, Flex, Form, Input, Table, Tabs, Tag, Typography } from "antd";
 import { type EnterpriseDeviceType, enterprisesApi } from "../../api/enterprises.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { useLang } from "../../i18n/index.ts";
-import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { ConnectButton } from "../devices/ConnectButton.tsx";
-import { DeviceAlarms } from "../devices/DeviceAlarms.tsx";
+import { ConnectButton } from "../../features/device/ConnectButton.tsx";
+import { DeviceAlarms } from "../../features/device/DeviceAlarms.tsx";
 import {
   DetailRetryAlert,
   MachineDescriptions,
   MachineDrawerTitle,
-} from "../devices/MachineDescriptions.tsx";
+} from "../../features/device/MachineDescriptions.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
 const remarkForm = maintenanceRemarkBody.pick({ remark: true });
 

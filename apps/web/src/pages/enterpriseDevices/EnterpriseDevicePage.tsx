@@ -23,18 +23,18 @@ import { ApiError } from "../../api/errors.ts";
 import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { EnterpriseListPage } from "../../components/EnterpriseListPage.tsx";
-import { useLang } from "../../i18n/index.ts";
-import { useDebounced } from "../../lib/useDebounced.ts";
-import { useViewportHeight } from "../../lib/useViewportHeight.ts";
-import { ConnectButton, useConnect } from "../devices/ConnectButton.tsx";
-import { withLiveStates } from "../devices/machine.ts";
+import { ConnectButton, useConnect } from "../../features/device/ConnectButton.tsx";
+import { withLiveStates } from "../../features/device/machine.ts";
 import {
   ALL_GROUPS,
   DeviceFilters,
   useGroupColumn,
   useGroupFilterOptions,
   useMachineColumns,
-} from "../devices/machineColumns.tsx";
+} from "../../features/device/machineColumns.tsx";
+import { useLang } from "../../i18n/index.ts";
+import { useDebounced } from "../../lib/useDebounced.ts";
+import { useViewportHeight } from "../../lib/useViewportHeight.ts";
 import { EnterpriseDeviceDrawer } from "./EnterpriseDeviceDrawer.tsx";
 
 /** /device?type=1|2: enterprise or maintenance devices of the current enterprise context. */

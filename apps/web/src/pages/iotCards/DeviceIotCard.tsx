@@ -10,7 +10,7 @@ import { CardStateTag } from "./parts.tsx";
 
 /**
  * The device's 4G card in the device detail (personal context): ICCID, state and traffic
- * left, linking to the card's page. Someone who does not see the card (decision 55) gets the
+ * left, linking to the card's page. Someone who does not see the card (docs/architecture/devices.md#4g-cards) gets the
  * ICCID the device reports, without a link.
  */
 export function DeviceIotCard({ iccid }: { iccid: string }) {

@@ -7,21 +7,9 @@ import {
   iotCardListBody,
 } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import {
-  Button,
-  Card,
-  Flex,
-  Form,
-  Input,
-  Result,
-  Select,
-  Table,
-  type TableProps,
-  Tag,
-  Typography,
-} from "antd";
+import { Button, Card, Flex, Form, Input, Result, Select, Table, Tag, Typography } from "antd";
 import { useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { useNavigate } from "react-router";
 import { ApiError } from "../../api/errors.ts";
 import { type IotCardListQuery, iotCardKeys, iotCardsApi } from "../../api/iotCards.ts";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
@@ -29,21 +17,13 @@ import { useLang } from "../../i18n/index.ts";
 import { useZodRule } from "../../lib/zodRule.tsx";
 import { iotCardPath } from "../../paths.ts";
 import { selectCurrentContext, useAppStore } from "../../store/app.ts";
-import { MachineCode } from "../devices/MachineParts.tsx";
-import {
-  CardStateTag,
-  ExpiryText,
-  LagNote,
-  LastRead,
-  TrafficBar,
-  testId,
-  WarningTags,
-} from "./parts.tsx";
+import { useIotCardColumns } from "./iotCardColumns.tsx";
+import { LagNote, testId } from "./parts.tsx";
 
 const PAGE_SIZE = 20;
 /** Figures change every few hours at most; the list is read again now and then. */
 const REFRESH_MS = 60_000;
-/** The sum of the column widths below (1440 px minus navigation and paddings: 1134 px). */
+/** The sum of the column widths in iotCardColumns.tsx (1440 px minus navigation and paddings: 1134 px). */
 const TABLE_WIDTH = 1120;
 
 /**
@@ -87,86 +67,7 @@ export function IotCardsPage() {
   const filtered = Boolean(blur || state);
   const open = (card: IotCardView) => navigate(iotCardPath(card.iccid));
 
-  const columns: TableProps<IotCardView>["columns"] = [
-    {
-      title: t("iotCard.iccid"),
-      dataIndex: "iccid",
-      width: 200,
-      render: (iccid: string, c) => (
-        <Flex vertical gap={2}>
-          <Link to={iotCardPath(iccid)} onClick={(e) => e.stopPropagation()} className="kw-code">
-            {iccid}
-          </Link>
-          {c.msisdn && (
-            <Typography.Text type="secondary" className="kw-small">
-              {c.msisdn}
-            </Typography.Text>
-          )}
-        </Flex>
-      ),
-    },
-    {
-      title: t("iotCard.device"),
-      key: "device",
-      width: 150,
-      render: (_: unknown, c) => (
-        <Flex vertical gap={2}>
-          {c.machine_name !== c.machine_code && (
-            <Typography.Text ellipsis>{c.machine_name}</Typography.Text>
-          )}
-          <MachineCode code={c.machine_code} />
-        </Flex>
-      ),
-    },
-    {
-      title: t("iotCard.state"),
-      key: "state",
-      width: 140,
-      render: (_: unknown, c) => (
-        <Flex wrap gap={4}>
-          <CardStateTag state={c.card_state} />
-          <WarningTags card={c} />
-        </Flex>
-      ),
-    },
-    {
-      title: t("iotCard.traffic"),
-      key: "traffic",
-      width: 175,
-      render: (_: unknown, c) => <TrafficBar card={c} />,
-    },
-    {
-      title: t("iotCard.expiry"),
-      key: "expiry",
-      width: 190,
-      render: (_: unknown, c) => <ExpiryText card={c} />,
-    },
-    {
-      title: t("iotCard.lastRead"),
-      key: "read",
-      width: 175,
-      render: (_: unknown, c) => <LastRead card={c} />,
-    },
-    {
-      title: t("common.action"),
-      key: "action",
-      width: 90,
-      fixed: "right",
-      render: (_: unknown, c) => (
-        <Button
-          type="link"
-          size="small"
-          onClick={(e) => {
-            e.stopPropagation();
-            open(c);
-          }}
-          {...testId(`iot-open-${c.iccid}`)}
-        >
-          {t("iotCard.details")}
-        </Button>
-      ),
-    },
-  ];
+  const columns = useIotCardColumns(open);
 
   let body: React.ReactNode;
   const error = cards.error;

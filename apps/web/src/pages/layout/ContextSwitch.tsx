@@ -8,13 +8,13 @@ import {
 import { DROPDOWN_MAX_HEIGHT_PX } from "@keyway/shared";
 import { Button, Dropdown, type MenuProps, Tooltip } from "antd";
 import { useState } from "react";
-import { useLang } from "../../i18n/index.ts";
-import type { EnterpriseInfo } from "../../store/app.ts";
+import { CreateOwnEnterpriseModal } from "../../features/enterprise/CreateOwnEnterpriseModal.tsx";
 import {
-  CreateOwnEnterpriseModal,
   useCreationBlocker,
   useEnterpriseCreation,
-} from "../enterpriseAdmin/CreateOwnEnterprise.tsx";
+} from "../../features/enterprise/enterpriseCreation.ts";
+import { useLang } from "../../i18n/index.ts";
+import type { EnterpriseInfo } from "../../store/app.ts";
 
 interface Props {
   current: EnterpriseInfo;

@@ -6,22 +6,14 @@ import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
 import { connectPush, type PushEvent } from "../../api/push.ts";
 import { useUnreadSync } from "../../api/useUnreadSync.ts";
+import { useAlarmPopup } from "../../features/alarm/useAlarmPopup.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { getToken, signOutLocally } from "../../lib/session.ts";
 import { PATHS, PERSONAL_DEVICES_ROUTE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
-import { useAlarmPopup } from "./AlarmPopup.tsx";
 
 const testId = (id: string) => ({ "data-testid": id }) as object;
-
-/** What an alarm push tells beyond the SPEC's fields (optional; older servers send none). */
-interface AlarmPush {
-  alarmId?: number;
-  level?: number;
-  content?: string;
-  deviceName?: string;
-}
 
 /** Where the new-alarm pop-up leads: the personal list with the device's alarms open. */
 export function alarmJumpPath(deviceId: number): string {
@@ -32,9 +24,9 @@ export function alarmJumpPath(deviceId: number): string {
  * The push channel of the signed-in user (SPEC §4 "Push channel"), run by the main layout:
  * connects with the session token, closes on logout (unmount). Each push refreshes the
  * message centre and the unread badge (also fed by GET /msg/v1/totalUnread); a new alarm
- * refreshes the alarm centre and goes to the alarm pop-up (AlarmPopup.tsx: one notice for
- * all new alarms, Confirm where allowed, the jump after ALARM_POPUP_JUMP_MINUTES, docs/
- * decisions.md 51); other notices keep NOTIFICATION_DURATION_S; a logout push (login
+ * refreshes the alarm centre and goes to the alarm pop-up (features/alarm/: one notice for
+ * all new alarms, Confirm where allowed, the jump after ALARM_POPUP_JUMP_MINUTES,
+ * docs/architecture/alarms.md); other notices keep NOTIFICATION_DURATION_S; a logout push (login
  * elsewhere) clears the token, stops the channel and asks to log in again.
  */
 export function usePushChannel(): void {
@@ -90,41 +82,37 @@ export function usePushChannel(): void {
 
     const handle = (event: PushEvent) => {
       const { queryClient, setUnread, notification, t, alarmPopup } = latest.current;
-      const body = event.body as
-        | ({
-            totalUnreadMsg?: number;
-            deviceId?: number;
-            deviceCode?: string;
-          } & AlarmPush)
-        | null;
-      if (typeof body?.totalUnreadMsg === "number") setUnread(body.totalUnreadMsg);
+      // Each scene's body is typed by @keyway/protocol (PushBodies): narrow on the scene.
+      if ("totalUnreadMsg" in event.body) setUnread(event.body.totalUnreadMsg);
       void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
       switch (event.scene) {
         case "ws.device.alarm.resp":
         case "ws.device.voice.resp":
-          if (body?.deviceCode) {
+          if (event.body.deviceCode) {
             void queryClient.invalidateQueries({
-              queryKey: queryKeys.deviceAlarmsAll(body.deviceCode),
+              queryKey: queryKeys.deviceAlarmsAll(event.body.deviceCode),
             });
           }
           void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
-          if (event.scene === "ws.device.alarm.resp" && body?.deviceId) {
-            alarmPopup.add({ ...body, deviceId: body.deviceId, deviceCode: body.deviceCode ?? "" });
+          if (event.scene === "ws.device.alarm.resp" && event.body.deviceId) {
+            alarmPopup.add(event.body);
           }
           break;
         case "ws.device.visit.resp":
         case "ws.device.bind.resp":
           // A decision may have changed who may reach the device.
           void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
-          if (body?.deviceId) {
-            void queryClient.invalidateQueries({ queryKey: queryKeys.authorityAll(body.deviceId) });
+          if (event.body.deviceId) {
+            void queryClient.invalidateQueries({
+              queryKey: queryKeys.authorityAll(event.body.deviceId),
+            });
           }
           break;
         case "ws.mass.texting.resp":
-          if (body?.content)
+          if (event.body.content)
             notification.info({
               title: t("push.massTexting"),
-              description: body.content,
+              description: event.body.content,
               duration: NOTIFICATION_DURATION_S,
             });
           break;

@@ -22,7 +22,7 @@ type Status = QrStatus;
 const AUTO_REFRESHES = 5;
 
 /**
- * The desktop's QR login (docs/decisions.md 73-75): a QR of the phone's confirm page,
+ * The desktop's QR login (docs/architecture/accounts.md#login): a QR of the phone's confirm page,
  * a countdown, a check every QR_LOGIN.pollMs; once the phone confirms, the session is saved
  * and the user lands on the device list.
  */

@@ -1,26 +1,28 @@
 import {
   type AccessKind,
-  type AccessRequestView,
   AUDIT_STATE,
   addBindBody,
   addVisitBody,
   checkMachinePwdBody,
   HW,
-  LIMITS,
   type ScanCodeResult,
 } from "@keyway/shared";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Button, Form, Input, NoticeBar, Popup, Result, Selector } from "antd-mobile";
+import { Button, Form, NoticeBar, Popup } from "antd-mobile";
 import { useEffect, useState } from "react";
 import { useNavigate } from "react-router";
 import { accessApi } from "../../api/access.ts";
 import { ApiError } from "../../api/errors.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { standingOf } from "../../features/device/codeLookup.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { browserName, terminalUUID } from "../../lib/terminal.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
 import { MOBILE } from "../../paths.ts";
-import { machineCodeForm, standingOf } from "../devices/codeLookup.tsx";
+import { RequestCodeForm } from "./RequestCodeForm.tsx";
+import { RequestFacts } from "./RequestFacts.tsx";
+import { RequestForm } from "./RequestForm.tsx";
+import { type Outcome, RequestOutcome } from "./RequestOutcome.tsx";
 import { useMobileZodRule } from "./zodRule.ts";
 
 const visitBase = addVisitBody.pick({ message: true });
@@ -32,10 +34,6 @@ const SCHEMAS = {
   visitPassword: visitBase.extend({ password: checkMachinePwdBody.shape.machinePwd }),
   bindPassword: bindBase.extend({ password: checkMachinePwdBody.shape.machinePwd }),
 };
-
-type Outcome =
-  | { ok: true; request: AccessRequestView }
-  | { ok: false; message: string; hwcode: string };
 
 /**
  * Ask to visit or to be bound to a device (POST /v1/audit/addVisit, /addBind — the desktop's
@@ -66,12 +64,10 @@ export function RequestSheet({
   const [lookupError, setLookupError] = useState<string | null>(null);
   const [codeForm] = Form.useForm<{ machineCode: string }>();
   const [form] = Form.useForm();
-  const codeRule = useMobileZodRule(machineCodeForm);
   const passwordMode = device?.check_type === 1;
   // A device known by the caller (from its page) is asked for as before; a looked-up one
   // only when someone else owns it.
   const standing = device && !known ? standingOf(device) : "taken";
-  const messageLength = String(Form.useWatch("message", form) ?? "").length;
   const schema =
     SCHEMAS[passwordMode ? (kind === "visit" ? "visitPassword" : "bindPassword") : kind];
   const rule = useMobileZodRule(schema);
@@ -134,7 +130,6 @@ export function RequestSheet({
     }
   };
 
-  const granted = outcome?.ok && outcome.request.auditState === AUDIT_STATE.allPassed;
   return (
     <Popup
       visible={visible}
@@ -146,100 +141,20 @@ export function RequestSheet({
       <div data-testid="m-request">
         <h2 className="kwm-sheet-title">{t("m.request.title")}</h2>
         {!device && (
-          <Form
+          <RequestCodeForm
             form={codeForm}
-            layout="vertical"
-            onFinish={(v) => {
+            loading={lookUp.isPending}
+            error={lookupError}
+            onLookUp={(machineCode) => {
               setLookupError(null);
-              lookUp.mutate(parseForm(machineCodeForm, v).machineCode);
+              lookUp.mutate(machineCode);
             }}
-            footer={
-              <Button
-                block
-                color="primary"
-                type="submit"
-                loading={lookUp.isPending}
-                data-testid="m-request-lookup"
-              >
-                {t("m.request.lookUp")}
-              </Button>
-            }
-          >
-            <Form.Item
-              name="machineCode"
-              label={t("device.code")}
-              rules={[codeRule("machineCode")]}
-            >
-              <Input placeholder={t("device.codePlaceholder")} data-testid="m-request-code" />
-            </Form.Item>
-            {lookupError && (
-              <div className="kwm-form-error" role="alert" data-testid="m-request-lookup-error">
-                {lookupError}
-              </div>
-            )}
-          </Form>
-        )}
-        {device && outcome && (
-          <Result
-            status={outcome.ok ? "success" : "warning"}
-            title={
-              outcome.ok
-                ? granted
-                  ? kind === "visit"
-                    ? t("access.request.grantedVisit")
-                    : t("access.request.grantedBind")
-                  : t("access.request.sent")
-                : outcome.message
-            }
-            description={
-              outcome.ok && !granted
-                ? t("access.request.sentHint", { no: outcome.request.id })
-                : undefined
-            }
-            data-testid="m-request-result"
-            data-outcome={outcome.ok ? (granted ? "granted" : "sent") : "refused"}
-            data-request-id={outcome.ok ? outcome.request.id : undefined}
           />
         )}
-        {device && outcome && (
-          <Button block onClick={onClose} data-testid="m-request-close">
-            {t("common.close")}
-          </Button>
-        )}
+        {device && outcome && <RequestOutcome outcome={outcome} kind={kind} onClose={onClose} />}
         {device && !outcome && (
           <>
-            <div className="kwm-facts">
-              <div>
-                <span>{t("device.code")}</span>
-                <b data-testid="m-request-device">{device.machine_code}</b>
-              </div>
-              <div>
-                <span>{t("access.request.mode")}</span>
-                <b>{passwordMode ? t("authority.modePassword") : t("authority.modeApproval")}</b>
-              </div>
-              {device.role !== "none" && (
-                <div>
-                  <span>{t("device.identityLabel")}</span>
-                  <b>{t(`device.identity.${device.role}`)}</b>
-                </div>
-              )}
-            </div>
-            {device.blacklisted && (
-              <NoticeBar
-                color="error"
-                wrap
-                content={t("access.request.blacklisted")}
-                data-testid="m-request-blacklisted"
-              />
-            )}
-            {!device.has_akey && (
-              <NoticeBar
-                color="alert"
-                wrap
-                content={t("m.request.noOwner")}
-                data-testid="m-request-no-owner"
-              />
-            )}
+            <RequestFacts device={device} passwordMode={passwordMode} />
             {standing === "mine" && (
               <>
                 <NoticeBar
@@ -263,82 +178,15 @@ export function RequestSheet({
               </>
             )}
             {standing === "taken" && (
-              <>
-                <Selector
-                  columns={2}
-                  value={[kind]}
-                  onChange={(v) => v[0] && setKind(v[0])}
-                  options={[
-                    { label: t("access.requestVisit"), value: "visit" as const },
-                    { label: t("access.requestBind"), value: "bind" as const },
-                  ]}
-                  data-testid="m-request-kind"
-                />
-                <p className="kwm-hint">
-                  {passwordMode
-                    ? t("access.request.passwordHint")
-                    : t("access.request.approvalHint")}
-                </p>
-                <Form
-                  form={form}
-                  key={kind}
-                  layout="vertical"
-                  initialValues={{ message: "", remarks: "" }}
-                  onFinish={submit}
-                  footer={
-                    <Button
-                      block
-                      color="primary"
-                      type="submit"
-                      loading={send.isPending}
-                      data-testid="m-request-submit"
-                    >
-                      {passwordMode
-                        ? t("access.request.submitPassword")
-                        : t("access.request.submit")}
-                    </Button>
-                  }
-                >
-                  {kind === "bind" && (
-                    <Form.Item name="remarks" label={t("device.remark")} rules={[rule("remarks")]}>
-                      <Input
-                        placeholder={t("device.remarkPlaceholder")}
-                        data-testid="m-request-remarks"
-                      />
-                    </Form.Item>
-                  )}
-                  <Form.Item
-                    name="message"
-                    label={t("access.request.message")}
-                    rules={[rule("message")]}
-                    extra={
-                      <span className="kwm-hint" data-testid="m-request-message-count">
-                        {messageLength} / {LIMITS.visitMessage.max}
-                      </span>
-                    }
-                  >
-                    <Input
-                      placeholder={t("access.messagePlaceholder")}
-                      // Typing stops at the SPEC §5 limit; the shared rule still checks it.
-                      maxLength={LIMITS.visitMessage.max}
-                      data-testid="m-request-message"
-                    />
-                  </Form.Item>
-                  {passwordMode && (
-                    <Form.Item
-                      name="password"
-                      label={t("device.password")}
-                      rules={[rule("password")]}
-                    >
-                      <Input
-                        type="password"
-                        placeholder={t("device.passwordPlaceholder")}
-                        data-testid="m-request-password"
-                      />
-                    </Form.Item>
-                  )}
-                </Form>
-              </>
+              <RequestForm
+                form={form}
+                kind={kind}
+                onKind={setKind}
+                passwordMode={passwordMode}
+                rule={rule}
+                sending={send.isPending}
+                onFinish={submit}
+              />
             )}
             {!known && (
               <Button

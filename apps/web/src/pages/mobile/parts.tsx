@@ -2,9 +2,9 @@ import { alarmLevelKey } from "@keyway/shared";
 import { NavBar, Tag } from "antd-mobile";
 import type { ReactNode } from "react";
 import { useBrand } from "../../brand/brand.ts";
+import { isOnline } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
 import { useChooseLang } from "../../i18n/useChooseLang.ts";
-import { isOnline } from "../devices/machine.ts";
 
 /** The brand's logo and name, the mobile way. */
 export function MobileBrand({ size = 24 }: { size?: number }) {

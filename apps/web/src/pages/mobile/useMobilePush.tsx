@@ -5,12 +5,12 @@ import { useNavigate } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
 import { connectPush, type PushEvent } from "../../api/push.ts";
 import { useUnreadSync } from "../../api/useUnreadSync.ts";
+import { useAlarmPopup } from "../../features/alarm/useAlarmPopup.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { COOKIE, removeCookie } from "../../lib/cookies.ts";
 import { getToken } from "../../lib/session.ts";
 import { MOBILE } from "../../paths.ts";
 import { useAppStore } from "../../store/app.ts";
-import { useAlarmPopup } from "../layout/AlarmPopup.tsx";
 import { useMobileSignOut } from "./useSignOut.ts";
 
 /**
@@ -42,22 +42,14 @@ export function useMobilePush(): void {
     if (!token || userId === null) return;
     const handle = (event: PushEvent) => {
       const { queryClient, setUnread, alarmPopup } = latest.current;
-      const body = event.body as {
-        totalUnreadMsg?: number;
-        deviceId?: number;
-        deviceCode?: string;
-        deviceName?: string;
-        alarmId?: number;
-        level?: number;
-        content?: string;
-      } | null;
-      if (typeof body?.totalUnreadMsg === "number") setUnread(body.totalUnreadMsg);
+      // Each scene's body is typed by @keyway/protocol (PushBodies): narrow on the scene.
+      if ("totalUnreadMsg" in event.body) setUnread(event.body.totalUnreadMsg);
       void queryClient.invalidateQueries({ queryKey: queryKeys.messagesAll });
       if (event.scene === "ws.device.alarm.resp" || event.scene === "ws.device.voice.resp") {
         void queryClient.invalidateQueries({ queryKey: queryKeys.alarmsAll });
         void queryClient.invalidateQueries({ queryKey: queryKeys.devicesAll });
-        if (event.scene === "ws.device.alarm.resp" && body?.deviceId) {
-          alarmPopup.add({ ...body, deviceId: body.deviceId, deviceCode: body.deviceCode ?? "" });
+        if (event.scene === "ws.device.alarm.resp" && event.body.deviceId) {
+          alarmPopup.add(event.body);
         }
       }
       if (event.scene === "ws.device.visit.resp" || event.scene === "ws.device.bind.resp") {

@@ -35,10 +35,10 @@ import {
   visitTimeOf,
   visitTimeRule,
 } from "../../components/VisitTimeInput.tsx";
+import { MachineCode } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { useZodRule } from "../../lib/zodRule.tsx";
-import { MachineCode } from "../devices/MachineParts.tsx";
 import { AuditSteps, MessageTypeTag, RequestFacts } from "./audit.tsx";
 
 const testId = (id: string) => ({ "data-testid": id }) as object;

@@ -1,20 +1,7 @@
 import { CheckOutlined, ClearOutlined, FileSearchOutlined } from "@ant-design/icons";
 import { MESSAGE_TYPE, type MessageBox, type MessageType, type MessageView } from "@keyway/shared";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  App,
-  Badge,
-  Button,
-  Card,
-  Flex,
-  Select,
-  Space,
-  Switch,
-  Table,
-  type TableProps,
-  Tabs,
-  Typography,
-} from "antd";
+import { App, Button, Card, Flex, Select, Space, Switch, Table, Tabs, Typography } from "antd";
 import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { queryKeys } from "../../api/keys.ts";
@@ -22,12 +9,11 @@ import { type MessagePageQuery, messagesApi } from "../../api/messages.ts";
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { formatDateTime } from "../../lib/format.ts";
 import { useAppStore } from "../../store/app.ts";
-import { MachineCode } from "../devices/MachineParts.tsx";
 import { AuditQueryModal } from "./AuditQueryModal.tsx";
-import { AuditStateTag, MessageTypeTag, messageTypeKey } from "./audit.tsx";
+import { messageTypeKey } from "./audit.tsx";
 import { MessageDetailDrawer } from "./MessageDetailDrawer.tsx";
+import { useMessageColumns } from "./messageColumns.tsx";
 
 const PAGE_SIZE = 10;
 const ALL_TYPES = "all";
@@ -101,88 +87,12 @@ export function MsgCenterPage() {
   const unreadTotal = useAppStore((s) => s.messageCenter.totalUnreadMsg);
   const hasUnread = !outbox && (unreadTotal > 0 || list.some((m) => !m.read));
 
-  const columns: TableProps<MessageView>["columns"] = [
-    ...(outbox
-      ? [
-          {
-            title: t("access.request.no"),
-            key: "no",
-            width: 80,
-            render: (_: unknown, m: MessageView) =>
-              m.request ? <span className="kw-code">#{m.request.id}</span> : "-",
-          },
-        ]
-      : []),
-    {
-      title: t("msg.type"),
-      dataIndex: "type",
-      width: 130,
-      render: (value: number) => <MessageTypeTag type={value} />,
-    },
-    {
-      title: t("msg.titleCol"),
-      key: "title",
-      ellipsis: true,
-      render: (_: unknown, m) => (
-        <span className="kw-msg-title">
-          {!m.read && <Badge status="processing" className="kw-msg-dot" />}
-          <span className={m.read ? undefined : "kw-msg-unread"}>{m.title}</span>
-          {m.content && (
-            <Typography.Text type="secondary" className="kw-msg-content" ellipsis>
-              {m.content}
-            </Typography.Text>
-          )}
-        </span>
-      ),
-    },
-    {
-      title: t("msg.device"),
-      dataIndex: "machine_code",
-      width: 170,
-      render: (code: string) => (code ? <MachineCode code={code} /> : "-"),
-    },
-    {
-      title: t("msg.state"),
-      key: "state",
-      width: 190,
-      render: (_: unknown, m) =>
-        m.request ? <AuditStateTag state={m.request.auditState} kind={m.request.kind} /> : "-",
-    },
-    {
-      title: t("msg.time"),
-      dataIndex: "created_at",
-      width: 170,
-      render: (value: string) => <span className="kw-nowrap">{formatDateTime(value)}</span>,
-    },
-    {
-      title: t("common.action"),
-      key: "action",
-      width: 150,
-      fixed: "right",
-      render: (_: unknown, m) => (
-        <Space size={0} onClick={(e) => e.stopPropagation()}>
-          <Button
-            type="link"
-            size="small"
-            onClick={() => setOpenId(m.id)}
-            data-testid={`msg-open-${m.id}`}
-          >
-            {t("msg.view")}
-          </Button>
-          <ConfirmActionLink
-            title={t("msg.deleteConfirm")}
-            okText={t("common.delete")}
-            label={t("common.delete")}
-            testId={`msg-delete-${m.id}`}
-            confirmTestId="msg-delete-confirm"
-            action={() => remove.mutateAsync(m.id)}
-            successText={t("msg.deleted")}
-            onDone={refresh}
-          />
-        </Space>
-      ),
-    },
-  ];
+  const columns = useMessageColumns({
+    outbox,
+    onOpen: setOpenId,
+    onDelete: (id) => remove.mutateAsync(id),
+    onDeleted: refresh,
+  });
 
   const typeOptions = [
     { value: ALL_TYPES, label: t("msg.allTypes") },

@@ -6,9 +6,9 @@ import {
   MESSAGE_TYPE,
 } from "@keyway/shared";
 import { Descriptions, Tag, Timeline, Typography } from "antd";
+import { MachineCode } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { MachineCode } from "../devices/MachineParts.tsx";
 
 export type AuditStateKey = keyof typeof AUDIT_STATE;
 export type MessageTypeKey = keyof typeof MESSAGE_TYPE;

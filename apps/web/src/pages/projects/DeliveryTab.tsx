@@ -21,8 +21,7 @@ import { ReportStateTag } from "./parts.tsx";
 /**
  * Delivery to the report server (POST /api/project/getServer): backlog, delivered, the
  * last success and the last failure with its error. Read again every 5 s while the tab is
- * open, and at once on Refresh (docs/decisions.md 136: decision 52's "no polling" is
- * superseded by 53's 5 s).
+ * open, and at once on Refresh (docs/architecture/reporting.md).
  */
 export function DeliveryTab({ project }: { project: ProjectView }) {
   const { t } = useLang();

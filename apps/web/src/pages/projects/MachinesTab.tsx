@@ -26,9 +26,9 @@ import {
 import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { FormModal } from "../../components/FormModal.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
+import { ConnectButton, useConnect } from "../../features/device/ConnectButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
-import { ConnectButton, useConnect } from "../devices/ConnectButton.tsx";
 import { isOwner } from "./parts.tsx";
 
 /**

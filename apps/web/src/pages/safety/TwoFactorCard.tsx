@@ -5,11 +5,9 @@ import { useState } from "react";
 import { TWO_FACTOR_STATUS_KEY, twoFactorApi } from "../../api/twoFactor.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import {
-  DisableTwoFactorModal,
-  NewRecoveryCodesModal,
-  SetupTwoFactorModal,
-} from "./TwoFactorModals.tsx";
+import { DisableTwoFactorModal } from "./DisableTwoFactorModal.tsx";
+import { NewRecoveryCodesModal } from "./NewRecoveryCodesModal.tsx";
+import { SetupTwoFactorModal } from "./SetupTwoFactorModal.tsx";
 
 /** With this many recovery codes left (or fewer), the card asks for new ones. */
 const FEW_CODES = 3;

@@ -1,10 +1,10 @@
-import type { WallResult } from "@keyway/shared";
-import { api } from "../../api/client.ts";
+import { API } from "@keyway/shared";
+import { request } from "../../api/client.ts";
 import { queryKeys } from "../../api/keys.ts";
 
 /** POST /api/v1/devices/wall: the context's devices with state and alarms in one answer. */
 export const wallApi = {
-  wall: (eid: number) => api.post<WallResult>("/v1/devices/wall", { eid }),
+  wall: (eid: number) => request(API.wall.wall, { eid }),
 };
 
 /** Under the alarm keys, so every alarm push (usePushChannel) refreshes the wall at once. */

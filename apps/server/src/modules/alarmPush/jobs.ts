@@ -1,0 +1,154 @@
+import type { FastifyBaseLogger } from "fastify";
+import PgBoss from "pg-boss";
+import type { Db } from "../../db/client.ts";
+
+const QUEUE = "alarm-send";
+/** Jobs fetched at once, and delivered side by side within a fetch. */
+const JOB_BATCH = 50;
+const JOB_CONCURRENCY = 8;
+/** Tries of one send before it is marked failed. */
+export const MAX_ATTEMPTS = 6;
+
+/**
+ * PostgreSQL (pg.Pool) or PGlite behind drizzle, as pg-boss's `db`: both take
+ * `(text, values)`; PGlite runs multi-statement texts with exec.
+ */
+function bossDb(db: Db) {
+  const client = (db as unknown as { $client: unknown }).$client as {
+    query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }>;
+    exec?(text: string): Promise<{ rows: unknown[]; affectedRows?: number }[]>;
+    waitReady?: Promise<void>;
+  };
+  const isPglite = typeof client.exec === "function" && "waitReady" in client;
+  let detached = false;
+  return {
+    /**
+     * After pg-boss was stopped: a job still finishing (past the stop's timeout) must not
+     * reach a pool the app is closing, which would fail outside any handler and end the
+     * process. Its job stays active in the table and comes back on expiry; the send row
+     * keeps a second delivery from sending twice.
+     */
+    detach() {
+      detached = true;
+    },
+    async executeSql(text: string, values?: unknown[]) {
+      if (detached) return { rows: [], rowCount: 0 };
+      if (isPglite && (!values || values.length === 0)) {
+        const results = await client.exec!(text);
+        const last = results.at(-1) ?? { rows: [] };
+        return { rows: last.rows, rowCount: last.affectedRows ?? last.rows.length };
+      }
+      const result = await client.query(text, values);
+      return {
+        ...result,
+        rowCount: (result as { rowCount?: number }).rowCount ?? result.affectedRows,
+      };
+    },
+  };
+}
+
+export type AlarmJobs = ReturnType<typeof createAlarmJobs>;
+
+/**
+ * The pg-boss queue of alarm sends on the app's own database: one job per send, a worker
+ * delivering a batch a few at a time, and a sweep every minute. Work in flight is tracked
+ * so a stop waits for it.
+ */
+export function createAlarmJobs(deps: {
+  db: Db;
+  log: FastifyBaseLogger;
+  /** pg-boss polling (seconds); tests use the minimum. */
+  pollSeconds?: number;
+}) {
+  const { db, log } = deps;
+  let boss: PgBoss | null = null;
+  let workerId: string | null = null;
+  let bossConnection: ReturnType<typeof bossDb> | null = null;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const inFlight = new Set<Promise<unknown>>();
+
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => {});
+    return p;
+  }
+
+  async function enqueue(sendIds: number[]) {
+    if (sendIds.length === 0) return;
+    if (!boss) return; // Not started (a test driving deliver() by hand, or stopping).
+    await boss.insert(sendIds.map((id) => ({ name: QUEUE, data: { sendId: id } })));
+    // The worker waits out its polling interval after each fetch unless told there is work.
+    if (workerId) boss.notifyWorker(workerId);
+  }
+
+  return {
+    track,
+    enqueue,
+    /** Alarm sends queued in pg-boss and not yet taken by a worker; null before start. */
+    async queueSize(): Promise<number | null> {
+      return boss ? boss.getQueueSize(QUEUE) : null;
+    },
+    /**
+     * Starts pg-boss and the worker (`deliver` one send: "retry" when it should be tried
+     * again later), runs `sweep` once, then every minute.
+     */
+    async start(
+      deliver: (sendId: number) => Promise<"done" | "retry">,
+      sweep: () => Promise<void>,
+    ) {
+      bossConnection = bossDb(db);
+      const instance = new PgBoss({
+        db: bossConnection,
+        schema: "pgboss",
+        schedule: false,
+        supervise: true,
+      });
+      instance.on("error", (error) => log.error({ err: error }, "pg-boss"));
+      await instance.start();
+      await instance.createQueue(QUEUE, {
+        name: QUEUE,
+        retryLimit: MAX_ATTEMPTS * 2,
+        retryDelay: 2,
+        retryBackoff: true,
+        expireInSeconds: 300,
+      });
+      workerId = await instance.work<{ sendId: number }>(
+        QUEUE,
+        { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: JOB_BATCH },
+        async (jobs) => {
+          const retries: number[] = [];
+          // Sends are independent (caps and stock are taken by conditional updates), so a
+          // batch is delivered a few at a time rather than one after another.
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: Math.min(JOB_CONCURRENCY, jobs.length) }, async () => {
+              while (next < jobs.length) {
+                const job = jobs[next++];
+                if ((await track(deliver(job.data.sendId))) === "retry")
+                  retries.push(job.data.sendId);
+              }
+            }),
+          );
+          // A full batch: more are probably waiting; fetch again without the polling pause.
+          if (jobs.length === JOB_BATCH && workerId) instance.notifyWorker(workerId);
+          // pg-boss retries the batch with back-off; done sends are no-ops the next time.
+          if (retries.length) throw new Error(`alarm sends to retry: ${retries.join(",")}`);
+        },
+      );
+      boss = instance;
+      await track(sweep());
+      sweepTimer = setInterval(() => {
+        track(sweep()).catch((error) => log.error({ err: error }, "alarm notification sweep"));
+      }, 60_000);
+      sweepTimer.unref();
+    },
+    async stop() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      const instance = boss;
+      boss = null;
+      await Promise.allSettled([...inFlight]);
+      await instance?.stop({ graceful: true, timeout: 5_000, wait: true, close: false } as never);
+      bossConnection?.detach();
+    },
+  };
+}

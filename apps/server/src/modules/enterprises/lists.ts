@@ -1,0 +1,216 @@
+import type { Machine } from "@keyway/shared";
+import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { fail } from "../../http/envelope.ts";
+import type { Clock } from "../../infra/clock.ts";
+import { machineColumns, toMachine } from "../devices/machine.ts";
+import { deviceByCode, hasAkey } from "../devices/registry.ts";
+import { devices } from "../devices/schema.ts";
+import { likePattern } from "../devices/sql.ts";
+import { type EnterpriseRoles, type ListType, requireOperator, type Viewer } from "./roles.ts";
+import { enterpriseDevices, enterpriseGroups } from "./schema.ts";
+
+/** The row of an enterprise's hold on a device as one type of list. */
+export function heldBy(eid: number, deviceId: number, type: ListType) {
+  return and(
+    eq(enterpriseDevices.enterpriseId, eid),
+    eq(enterpriseDevices.deviceId, deviceId),
+    eq(enterpriseDevices.type, type),
+  );
+}
+
+/** An enterprise's two device lists and its groups: read by members, kept by admins. */
+export function createEnterpriseLists(deps: {
+  db: Db;
+  clock: Clock;
+  roles: EnterpriseRoles;
+  /** A device left the enterprise's list: that list's project lets it go. */
+  releaseFromProjects?: (eid: number, type: number, deviceId: number) => Promise<unknown>;
+}) {
+  const { db, clock, roles } = deps;
+
+  async function deviceList(
+    viewer: Viewer,
+    q: {
+      eid: number;
+      type: ListType;
+      groupId?: number;
+      search?: string;
+      page: number;
+      pageSize: number;
+    },
+  ): Promise<{ list: Machine[]; total: number }> {
+    await roles.requireList(viewer, q.eid, q.type);
+    const conditions: SQL[] = [
+      eq(enterpriseDevices.enterpriseId, q.eid),
+      eq(enterpriseDevices.type, q.type),
+    ];
+    if (q.groupId) conditions.push(eq(enterpriseDevices.groupId, q.groupId));
+    if (q.search) {
+      const pattern = likePattern(q.search);
+      conditions.push(
+        or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL,
+      );
+    }
+    // One flat query with the total as a window count: no second round trip, no hashes.
+    const rows = await db
+      .select({
+        ...machineColumns,
+        heldName: enterpriseDevices.name,
+        heldGroupId: enterpriseDevices.groupId,
+        maintenanceRemark: enterpriseDevices.maintenanceRemark,
+        groupName: enterpriseGroups.name,
+        total: sql<number>`cast(count(*) over () as int)`,
+      })
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
+      .where(and(...conditions))
+      .orderBy(desc(enterpriseDevices.deviceId))
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize);
+    const total = rows[0]?.total ?? (q.page > 1 ? await countHeld(and(...conditions)) : 0);
+    return {
+      list: rows.map((r) =>
+        toMachine(r, {
+          eid: q.eid,
+          name: r.heldName,
+          groupId: r.heldGroupId,
+          groupName: r.groupName,
+          maintenanceRemark: r.maintenanceRemark,
+        }),
+      ),
+      total,
+    };
+  }
+
+  /** The total when the requested page is past the end (the window count has no row then). */
+  async function countHeld(where: SQL | undefined): Promise<number> {
+    const [{ total }] = await db
+      .select({ total: count() })
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .where(where);
+    return total;
+  }
+
+  async function groups(viewer: Viewer, eid: number) {
+    await roles.access(viewer, eid);
+    const list = await db
+      .select({ id: enterpriseGroups.id, name: enterpriseGroups.name })
+      .from(enterpriseGroups)
+      .where(eq(enterpriseGroups.enterpriseId, eid))
+      .orderBy(asc(enterpriseGroups.id));
+    return { list, total: list.length };
+  }
+
+  async function adminDevices(viewer: Viewer, eid: number, type: ListType) {
+    await roles.requireAdmin(viewer, eid);
+    return deviceList(
+      { userId: viewer.userId, role: "operator" },
+      { eid, type, page: 1, pageSize: 5000 },
+    );
+  }
+
+  async function assignDevice(
+    viewer: Viewer,
+    input: { eid: number; code: string; type: ListType },
+  ) {
+    requireOperator(viewer);
+    await roles.requireEnterprise(input.eid);
+    const device = await deviceByCode(db, input.code);
+    if (!device) throw fail("MACHINE_CODE_NOT_FOUND");
+    const [held] = await db
+      .select({ enterpriseId: enterpriseDevices.enterpriseId })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.deviceId, device.id), eq(enterpriseDevices.type, input.type)))
+      .limit(1);
+    if (held) {
+      throw fail(
+        held.enterpriseId === input.eid ? "DEVICE_ALREADY_ADDED" : "DEVICE_IN_OTHER_ENTERPRISE",
+      );
+    }
+    // An enterprise device has no personal owner (SPEC 04010112: personal OR enterprise).
+    if (input.type === 1 && (await hasAkey(db, device.id))) throw fail("DEVICE_ALREADY_ADDED");
+    await db.insert(enterpriseDevices).values({
+      enterpriseId: input.eid,
+      deviceId: device.id,
+      type: input.type,
+      name: device.code,
+      createdAt: clock.now(),
+    });
+    return toMachine(device, { eid: input.eid });
+  }
+
+  async function removeDevice(
+    viewer: Viewer,
+    input: { eid: number; deviceId: number; type: ListType },
+  ) {
+    requireOperator(viewer);
+    const removed = await db
+      .delete(enterpriseDevices)
+      .where(heldBy(input.eid, input.deviceId, input.type))
+      .returning({ deviceId: enterpriseDevices.deviceId });
+    if (removed.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+    await deps.releaseFromProjects?.(input.eid, input.type, input.deviceId);
+  }
+
+  async function createGroup(viewer: Viewer, eid: number, name: string) {
+    await roles.requireAdmin(viewer, eid);
+    const inserted = await db
+      .insert(enterpriseGroups)
+      .values({ enterpriseId: eid, name, createdAt: clock.now() })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted.length === 0) throw fail("GROUP_EXISTS");
+    return { id: inserted[0].id, name: inserted[0].name };
+  }
+
+  async function deleteGroup(viewer: Viewer, eid: number, groupId: number) {
+    await roles.requireAdmin(viewer, eid);
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(enterpriseDevices)
+      .where(and(eq(enterpriseDevices.enterpriseId, eid), eq(enterpriseDevices.groupId, groupId)));
+    if (n > 0) throw fail("GROUP_NOT_EMPTY");
+    const removed = await db
+      .delete(enterpriseGroups)
+      .where(and(eq(enterpriseGroups.enterpriseId, eid), eq(enterpriseGroups.id, groupId)))
+      .returning({ id: enterpriseGroups.id });
+    if (removed.length === 0) throw fail("GROUP_NOT_FOUND");
+  }
+
+  /** Puts an enterprise device into one of the enterprise's groups (0: none). */
+  async function setDeviceGroup(
+    viewer: Viewer,
+    input: { eid: number; deviceId: number; type: ListType; groupId: number },
+  ) {
+    await roles.requireAdmin(viewer, input.eid);
+    if (input.groupId) {
+      const [group] = await db
+        .select({ id: enterpriseGroups.id })
+        .from(enterpriseGroups)
+        .where(
+          and(eq(enterpriseGroups.enterpriseId, input.eid), eq(enterpriseGroups.id, input.groupId)),
+        );
+      if (!group) throw fail("GROUP_NOT_FOUND");
+    }
+    const updated = await db
+      .update(enterpriseDevices)
+      .set({ groupId: input.groupId || null })
+      .where(heldBy(input.eid, input.deviceId, input.type))
+      .returning({ deviceId: enterpriseDevices.deviceId });
+    if (updated.length === 0) throw fail("EDIT_MACHINE_NOT_FOUND");
+  }
+
+  return {
+    deviceList,
+    groups,
+    adminDevices,
+    assignDevice,
+    removeDevice,
+    createGroup,
+    deleteGroup,
+    setDeviceGroup,
+  };
+}

@@ -1,0 +1,155 @@
+import { createServer, type Server } from "node:net";
+import {
+  type CommandPayload,
+  deviceTopic,
+  KEEPALIVE_MAX_SECONDS,
+  KEEPALIVE_MIN_SECONDS,
+} from "@keyway/protocol";
+import { Aedes, type AuthenticateError, type Client } from "aedes";
+import type { FastifyBaseLogger } from "fastify";
+import type { DeviceIdentity } from "./deviceLogin.ts";
+import type { DeviceIngest } from "./ingest.ts";
+import type { Transport } from "./transport.ts";
+
+/**
+ * Embedded Aedes. Alarms are stored inside authorizePublish, so PUBACK leaves only after the
+ * row is written; a device is online while it holds at least one connection.
+ */
+export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Transport {
+  const broker = new Aedes({ drainTimeout: 30_000, maxClientsIdLength: 64 });
+  const identities = new WeakMap<Client, DeviceIdentity>();
+  const keepalives = new WeakMap<Client, number>();
+  const connections = new Map<number, number>();
+  let tcp: Server | undefined;
+
+  const sendCommand = (machineCode: string, command: CommandPayload) =>
+    new Promise<void>((resolve, reject) => {
+      broker.publish(
+        {
+          cmd: "publish",
+          topic: deviceTopic(machineCode, "cmd"),
+          payload: Buffer.from(JSON.stringify(command)),
+          qos: 1,
+          retain: false,
+          dup: false,
+        },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+
+  const refuse = (
+    callback: (e: AuthenticateError, ok: boolean) => void,
+    why: string,
+    code: 4 | 5,
+  ) => {
+    const error = new Error(why) as AuthenticateError;
+    error.returnCode = code;
+    callback(error, false);
+  };
+
+  // Aedes hands authenticate() no CONNECT packet: note the keepalive the device asked for.
+  broker.preConnect = (client, packet, callback) => {
+    keepalives.set(client, packet.keepalive ?? 0);
+    callback(null, true);
+  };
+
+  broker.authenticate = (client, username, password, callback) => {
+    const keepalive = keepalives.get(client) ?? 0;
+    if (keepalive < KEEPALIVE_MIN_SECONDS || keepalive > KEEPALIVE_MAX_SECONDS) {
+      // Keepalive 0 never times out: a half-open link would look online for ever.
+      log.warn({ client: client.id, keepalive }, "connection refused: keepalive out of range");
+      return refuse(callback, "keepalive out of range", 5);
+    }
+    ingest
+      .authenticate(username, password?.toString())
+      .then((device) => {
+        if (!device) return refuse(callback, "bad machine code or device secret", 4);
+        identities.set(client, device);
+        // Every client id lives under the device's own machine code (registration follows
+        // authentication in Aedes), so reusing another device's id takes nothing over.
+        client.id = `${device.code}/${client.id}`;
+        callback(null, true);
+      })
+      .catch((error) => {
+        log.error({ err: error }, "device authentication failed");
+        callback(error, false);
+      });
+  };
+
+  broker.authorizeSubscribe = (client, subscription, callback) => {
+    const device = identities.get(client);
+    if (device && ingest.maySubscribe(device, subscription.topic))
+      return callback(null, subscription);
+    // A negative SUBACK (0x80): the device learns the refusal and stays connected.
+    log.warn({ client: client.id, topic: subscription.topic }, "subscription refused");
+    callback(null, null);
+  };
+
+  broker.authorizePublish = (client, packet, callback) => {
+    // A will published after its client is gone arrives without a client; nothing to store.
+    if (!client) return callback(null);
+    const device = identities.get(client);
+    const topic = device && ingest.mayPublish(device, packet.topic);
+    if (!device || !topic) {
+      log.warn({ client: client.id, topic: packet.topic }, "publish refused");
+      return callback(new Error(`publish to ${packet.topic} refused`));
+    }
+    ingest.handleUplink(device, topic, packet.payload as Buffer).then(
+      () => callback(null),
+      (error) => {
+        log.error({ err: error, device: device.code }, "uplink failed");
+        callback(error as Error); // not acknowledged: the device will retry
+      },
+    );
+  };
+
+  const track = (client: Client, delta: 1 | -1) => {
+    const device = identities.get(client);
+    if (!device) return;
+    const count = (connections.get(device.id) ?? 0) + delta;
+    if (count > 0) connections.set(device.id, count);
+    else connections.delete(device.id);
+    // Online flips only on the first connection and after the last one.
+    if ((delta === 1 && count === 1) || count <= 0) {
+      ingest
+        .setOnline(device, count > 0)
+        .catch((error) => log.error({ err: error }, "state update failed"));
+    }
+  };
+  broker.on("client", (client) => track(client, 1));
+  broker.on("clientDisconnect", (client) => track(client, -1));
+
+  // A device that (re)subscribes to its commands is told its settings: what changed while it
+  // was away, or before a restart of the cloud or of the device, is not lost.
+  broker.on("subscribe", (subscriptions, client) => {
+    const device = client && identities.get(client);
+    if (!device) return;
+    const own = deviceTopic(device.code, "cmd");
+    if (!subscriptions.some((s) => s.topic === own && (s.qos as number) !== 128)) return;
+    ingest
+      .settingsOf(device)
+      .then((commands) => Promise.all(commands.map((c) => sendCommand(device.code, c))))
+      .catch((error) => log.error({ err: error, device: device.code }, "settings not sent"));
+  });
+
+  return {
+    start: () => broker.listen(),
+    isConnected: (deviceId) => (connections.get(deviceId) ?? 0) > 0,
+    brokerUp: () => !broker.closed,
+    handleStream: (stream) => broker.handle(stream),
+    sendCommand,
+    async listenTcp(port, host) {
+      tcp = createServer(broker.handle);
+      await new Promise<void>((resolve, reject) => {
+        tcp!.once("error", reject);
+        tcp!.listen(port, host, () => resolve());
+      });
+      const address = tcp.address();
+      return typeof address === "object" && address ? address.port : port;
+    },
+    async close() {
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      if (tcp) await new Promise<void>((resolve) => tcp!.close(() => resolve()));
+    },
+  };
+}

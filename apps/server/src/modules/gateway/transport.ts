@@ -1,0 +1,14 @@
+import type { Duplex } from "node:stream";
+import type { CommandPayload } from "@keyway/protocol";
+
+/** What the gateway needs of a broker: embeddedBroker.ts or externalBroker.ts. */
+export interface Transport {
+  start(): Promise<void>;
+  sendCommand(machineCode: string, command: CommandPayload): Promise<void>;
+  isConnected(deviceId: number): boolean;
+  /** Whether devices can reach the server through the broker now (readiness). */
+  brokerUp(): boolean;
+  handleStream?(stream: Duplex): void;
+  listenTcp?(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,81 @@
+import type { ConnectRight, HwKey, VisitEndReason } from "@keyway/shared";
+import { and, eq, gt } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../http/envelope.ts";
+import type { Clock } from "../../infra/clock.ts";
+import type { Actor } from "../access/service.ts";
+import { terminals } from "../accounts/schema.ts";
+import type { VisitSession } from "./session.ts";
+
+/** Why a refused right ends a visit. */
+function endReasonFor(key: HwKey): VisitEndReason {
+  if (key === "VISIT_TIMEOUT") return "visit_time_expired";
+  if (key === "CLOUD_CLOSED") return "cloud_closed";
+  return "rights_revoked";
+}
+
+/** The rights check of an open visit: the terminal still signed in, `access.rights` holding. */
+export function createVisitCheck(deps: {
+  db: Db;
+  clock: Clock;
+  access: { rights(actor: Actor, deviceId: number): Promise<ConnectRight> };
+  end: (session: VisitSession, reason: VisitEndReason) => Promise<void>;
+}) {
+  const { db, clock, access, end } = deps;
+  /** A passed check serves new streams this long (ms); rights events invalidate it. */
+  const freshMs = 1000;
+
+  /**
+   * The rights check of a visit. `force`: always ask again (periodic and event re-checks);
+   * otherwise a check that passed within a second (and whose right has not run out) serves.
+   * A refused right ends the visit; the refusal is thrown.
+   */
+  async function check(session: VisitSession, force: boolean): Promise<void> {
+    if (session.ended) throw new AppError("VISIT_ENDED", null, 410);
+    if (!force) {
+      const fresh = Date.now() - session.checkedAtMs < freshMs;
+      const running = !session.rightEndsAt || session.rightEndsAt > clock.now();
+      if (fresh && running) return;
+      if (session.checking) return session.checking;
+    } else if (session.checking) {
+      // A check begun before the change may have read the old right: ask once more.
+      await session.checking.catch(() => {});
+    }
+    const run = (async () => {
+      try {
+        const [terminal] = await db
+          .select({ id: terminals.id })
+          .from(terminals)
+          .where(
+            and(
+              eq(terminals.id, session.actor.terminalId),
+              eq(terminals.userId, session.actor.userId),
+              gt(terminals.expiresAt, clock.now()),
+            ),
+          )
+          .limit(1);
+        // The visitor signed out on that terminal (or its session ran out): the visit goes too.
+        if (!terminal) {
+          await end(session, "rights_revoked");
+          throw new AppError("VISIT_ENDED", null, 410);
+        }
+        const right = await access.rights(session.actor, session.deviceId);
+        session.checkedAtMs = Date.now();
+        session.rightEndsAt = right.expires_at ? new Date(right.expires_at) : null;
+      } catch (error) {
+        if (error instanceof AppError && error.key !== "VISIT_ENDED") {
+          await end(session, endReasonFor(error.key));
+        }
+        throw error;
+      }
+    })();
+    session.checking = run;
+    try {
+      await run;
+    } finally {
+      if (session.checking === run) session.checking = null;
+    }
+  }
+
+  return check;
+}
