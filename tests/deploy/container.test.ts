@@ -208,6 +208,12 @@ async function buildImage(): Promise<void> {
       "--format",
       "docker",
       "--pull=never",
+      // The build's RUN steps in the host's network namespace: podman's default for them is its
+      // bridge, which it adds to the host for each step (podman0, 10.88.0.1, a veth). The browser
+      // tests running beside this file see that as a network change, and Chromium aborts their
+      // pages' requests with ERR_NETWORK_CHANGED (seen in CI). An operator may build either way.
+      "--network",
+      "host",
       "--build-arg",
       `BASE=${base}`,
       ...(ca ? ["--secret", `id=npm_ca,src=${ca}`] : []),

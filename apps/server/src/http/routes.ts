@@ -21,8 +21,13 @@ export interface Call<R extends Route> {
   reply: FastifyReply;
 }
 
-/** A handler answers the route's reply type, wrapped in the SPEC envelope by `serve`. */
-export type Handler<R extends Route> = (call: Call<R>) => Promise<ReplyOf<R>> | ReplyOf<R>;
+/**
+ * A handler answers the route's reply type, wrapped in the SPEC envelope by `serve`; a route
+ * whose reply is null may answer nothing (a service call that returns nothing).
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: what a service call returning Promise<void> gives
+type Answer<R extends Route> = ReplyOf<R> | (null extends ReplyOf<R> ? void : never);
+export type Handler<R extends Route> = (call: Call<R>) => Promise<Answer<R>> | Answer<R>;
 
 export interface ServeOptions {
   /** Route config, e.g. a stricter rate limit. */
@@ -80,7 +85,7 @@ export function routesOn(
           reply,
         });
         // A handler that answered itself (a file, a redirect) returns the reply.
-        return result === (reply as unknown) ? reply : ok(result);
+        return result === (reply as unknown) ? reply : ok(result ?? null);
       },
     });
   };

@@ -111,38 +111,30 @@ export function accessRoutes(
   serve(a.updateLevel, async ({ caller, input }) =>
     listOf(await access.updateLevel(caller, input.machineID, input.id, input.limit)),
   );
-  serve(a.zeroVisitTime, async ({ caller, input }) => {
-    await access.clearVisitTime(caller, input.machineID, input.visitAlidTimeID);
-    return null;
-  });
-  serve(a.setVisitTime, async ({ caller, input }) => {
-    await access.setVisitTime(caller, input.machineID, input.visitTimeId, input.visitTime);
-    return null;
-  });
-  serve(a.clearVisitTime, async ({ caller, input }) => {
-    await access.clearVisitTime(caller, input.machineID, input.visitTimeId);
-    return null;
-  });
-  serve(a.blacklistAdd, async ({ caller, input }) => {
-    await access.blacklistAdd(caller, input.machineID, input.userId);
-    return null;
-  });
-  serve(a.blacklistRemove, async ({ caller, input }) => {
-    await access.blacklistRemove(caller, input.machineID, input.userId);
-    return null;
-  });
-  serve(a.removeMember, async ({ caller, input }) => {
-    await access.removeMember(caller, input.machineID, input.id);
-    return null;
-  });
-  serve(a.setWrite, async ({ caller, input }) => {
-    await access.setLevel(caller, input.machineID, input.userId, { write: input.write === 1 });
-    return null;
-  });
-  serve(a.setAlarm, async ({ caller, input }) => {
-    await access.setLevel(caller, input.machineID, input.userId, { alarm: input.alarm === 1 });
-    return null;
-  });
+  serve(a.zeroVisitTime, ({ caller, input }) =>
+    access.clearVisitTime(caller, input.machineID, input.visitAlidTimeID),
+  );
+  serve(a.setVisitTime, ({ caller, input }) =>
+    access.setVisitTime(caller, input.machineID, input.visitTimeId, input.visitTime),
+  );
+  serve(a.clearVisitTime, ({ caller, input }) =>
+    access.clearVisitTime(caller, input.machineID, input.visitTimeId),
+  );
+  serve(a.blacklistAdd, ({ caller, input }) =>
+    access.blacklistAdd(caller, input.machineID, input.userId),
+  );
+  serve(a.blacklistRemove, ({ caller, input }) =>
+    access.blacklistRemove(caller, input.machineID, input.userId),
+  );
+  serve(a.removeMember, ({ caller, input }) =>
+    access.removeMember(caller, input.machineID, input.id),
+  );
+  serve(a.setWrite, ({ caller, input }) =>
+    access.setLevel(caller, input.machineID, input.userId, { write: input.write === 1 }),
+  );
+  serve(a.setAlarm, ({ caller, input }) =>
+    access.setLevel(caller, input.machineID, input.userId, { alarm: input.alarm === 1 }),
+  );
   serve(
     a.updateDeviceInfo,
     ({ caller, input }) =>

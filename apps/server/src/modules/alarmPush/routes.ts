@@ -35,16 +35,12 @@ export function alarmPushRoutes(
   // ---- Contacts ----
   serve(a.addContact, ({ caller, input }) => push.addContact(caller.userId, { ...input, eid: 0 }));
   serve(a.contacts, ({ caller, input }) => push.listContacts(caller.userId, { ...input, eid: 0 }));
-  serve(a.deleteContact, async ({ caller, input }) => {
-    await push.deleteContact(caller.userId, { eid: 0, id: input.id });
-    return null;
-  });
+  serve(a.deleteContact, ({ caller, input }) =>
+    push.deleteContact(caller.userId, { eid: 0, id: input.id }),
+  );
   serve(a.addEntContact, ({ caller, input }) => push.addContact(caller.userId, input));
   serve(a.entContacts, ({ caller, input }) => push.listContacts(caller.userId, input));
-  serve(a.deleteEntContact, async ({ caller, input }) => {
-    await push.deleteContact(caller.userId, input);
-    return null;
-  });
+  serve(a.deleteEntContact, ({ caller, input }) => push.deleteContact(caller.userId, input));
 
   // ---- Records ----
   serve(a.sales, ({ caller, input }) => push.saleList(caller.userId, input));

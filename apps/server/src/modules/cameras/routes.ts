@@ -14,10 +14,7 @@ export function cameraRoutes(serve: Serve, { cameras }: { cameras: CameraService
 
   serve(c.list, ({ caller, input }) => cameras.list(caller.userId, input.machineId));
   serve(c.add, ({ caller, input }) => cameras.add(caller.userId, input), EZVIZ_LIMIT);
-  serve(c.remove, async ({ caller, input }) => {
-    await cameras.remove(caller.userId, input.id);
-    return null;
-  });
+  serve(c.remove, ({ caller, input }) => cameras.remove(caller.userId, input.id));
   serve(
     c.update,
     ({ caller, input: { id, ...input } }) => cameras.update(caller.userId, id, input),

@@ -34,10 +34,7 @@ export function deviceRoutes(serve: Serve, { devices }: { devices: DeviceService
       }),
     ADD_LIMIT,
   );
-  serve(d.remove, async ({ caller, input }) => {
-    await devices.remove(caller.userId, input.delMachineID);
-    return null;
-  });
+  serve(d.remove, ({ caller, input }) => devices.remove(caller.userId, input.delMachineID));
   serve(d.update, ({ caller, input }) =>
     devices.update(caller.userId, {
       deviceId: input.updateMachineID,
@@ -82,18 +79,13 @@ export function deviceRoutes(serve: Serve, { devices }: { devices: DeviceService
   // ---- Groups ----
   serve(d.groups, ({ caller }) => devices.listGroups(caller.userId));
   serve(d.createGroup, ({ caller, input }) => devices.createGroup(caller.userId, input.name));
-  serve(d.renameGroup, async ({ caller, input }) => {
-    await devices.renameGroup(caller.userId, input.id, input.name);
-    return null;
-  });
-  serve(d.deleteGroup, async ({ caller, input }) => {
-    await devices.deleteGroup(caller.userId, input.id);
-    return null;
-  });
-  serve(d.moveToGroup, async ({ caller, input }) => {
-    await devices.moveToGroup(caller.userId, input.groupId, input.deviceIds);
-    return null;
-  });
+  serve(d.renameGroup, ({ caller, input }) =>
+    devices.renameGroup(caller.userId, input.id, input.name),
+  );
+  serve(d.deleteGroup, ({ caller, input }) => devices.deleteGroup(caller.userId, input.id));
+  serve(d.moveToGroup, ({ caller, input }) =>
+    devices.moveToGroup(caller.userId, input.groupId, input.deviceIds),
+  );
 
   serve(d.icons, () => ({
     list: MACHINE_TYPE_ICONS.map((icon) => ({

@@ -48,10 +48,9 @@ export function enterpriseRoutes(
   serve(e.machineMaintenancePersonnel, ({ caller, input }) =>
     enterprises.machinePersonnel(caller, input.eid, input.machineId, "maintenance"),
   );
-  serve(e.updateMaintenanceRemark, async ({ caller, input }) => {
-    await enterprises.updateMaintenanceRemark(caller, input.eid, input.machineId, input.remark);
-    return null;
-  });
+  serve(e.updateMaintenanceRemark, ({ caller, input }) =>
+    enterprises.updateMaintenanceRemark(caller, input.eid, input.machineId, input.remark),
+  );
   serve(e.info, ({ caller, input }) => enterprises.info(caller, input.eid));
   serve(e.logo, logo);
   serve(e.logoByPost, logo);
@@ -67,19 +66,15 @@ export function enterpriseRoutes(
     enterprises.setProject(caller, input.eid, input.enableProject === 1),
   );
   serve(e.members, ({ caller, input }) => enterprises.listMembers(caller, input.eid));
-  serve(e.addMember, async ({ caller, input }) => {
-    await enterprises.addMember(caller, {
+  serve(e.addMember, ({ caller, input }) =>
+    enterprises.addMember(caller, {
       eid: input.eid,
       account: parseAccountString(input.account, input.countryCode),
       kind: input.kind,
       isAdmin: input.isAdmin === 1,
-    });
-    return null;
-  });
-  serve(e.removeMember, async ({ caller, input }) => {
-    await enterprises.removeMember(caller, input);
-    return null;
-  });
+    }),
+  );
+  serve(e.removeMember, ({ caller, input }) => enterprises.removeMember(caller, input));
   serve(e.adminDevices, ({ caller, input }) =>
     enterprises.adminDevices(caller, input.eid, input.type as ListType),
   );
@@ -90,38 +85,30 @@ export function enterpriseRoutes(
       type: input.type as ListType,
     }),
   );
-  serve(e.removeDevice, async ({ caller, input }) => {
-    await enterprises.removeDevice(caller, {
+  serve(e.removeDevice, ({ caller, input }) =>
+    enterprises.removeDevice(caller, {
       eid: input.eid,
       deviceId: input.machineId,
       type: input.type as ListType,
-    });
-    return null;
-  });
+    }),
+  );
   serve(e.createGroup, ({ caller, input }) =>
     enterprises.createGroup(caller, input.eid, input.name),
   );
-  serve(e.deleteGroup, async ({ caller, input }) => {
-    await enterprises.deleteGroup(caller, input.eid, input.id);
-    return null;
-  });
-  serve(e.setDeviceGroup, async ({ caller, input }) => {
-    await enterprises.setDeviceGroup(caller, {
+  serve(e.deleteGroup, ({ caller, input }) => enterprises.deleteGroup(caller, input.eid, input.id));
+  serve(e.setDeviceGroup, ({ caller, input }) =>
+    enterprises.setDeviceGroup(caller, {
       eid: input.eid,
       deviceId: input.machineId,
       type: input.type as ListType,
       groupId: input.groupId,
-    });
-    return null;
-  });
+    }),
+  );
 
   // ---- Operator back-office ----
   serve(e.listAll, ({ caller, input }) => enterprises.listAll(caller, input));
   serve(e.create, ({ caller, input }) => enterprises.create(caller, input));
   serve(e.brandSettings, ({ caller }) => enterprises.brandSettingsList(caller));
-  serve(e.setBrandSettings, async ({ caller, input }) => {
-    await enterprises.setBrandSettings(caller, input);
-    return null;
-  });
+  serve(e.setBrandSettings, ({ caller, input }) => enterprises.setBrandSettings(caller, input));
   serve(e.registry, ({ caller, input }) => enterprises.registry(caller, input));
 }

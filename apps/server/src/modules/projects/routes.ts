@@ -26,25 +26,20 @@ export function projectRoutes(serve: Serve, { projects }: { projects: ProjectSer
   serve(p.addUser, ({ caller, input }) =>
     projects.addUser(caller.userId, input.id, parseAccountString(input.account, input.countryCode)),
   );
-  serve(p.removeUser, async ({ caller, input }) => {
-    await projects.removeUser(caller.userId, input.id, input.delUserId);
-    return null;
-  });
+  serve(p.removeUser, ({ caller, input }) =>
+    projects.removeUser(caller.userId, input.id, input.delUserId),
+  );
   serve(p.transfer, ({ caller, input }) =>
     projects.transfer(caller.userId, input.id, input.transferUser),
   );
-  serve(p.remove, async ({ caller, input }) => {
-    await projects.remove(caller.userId, input.id);
-    return null;
-  });
+  serve(p.remove, ({ caller, input }) => projects.remove(caller.userId, input.id));
   for (const route of [p.machinesOf, p.eapiMachines]) {
     serve(route, ({ caller, input }) => projects.machinesOf(caller.userId, input.id));
   }
   serve(p.addMachine, ({ caller, input }) =>
     projects.addMachine(caller.userId, input.id, input.machineId),
   );
-  serve(p.removeMachine, async ({ caller, input }) => {
-    await projects.removeMachine(caller.userId, input.id, input.machineId);
-    return null;
-  });
+  serve(p.removeMachine, ({ caller, input }) =>
+    projects.removeMachine(caller.userId, input.id, input.machineId),
+  );
 }

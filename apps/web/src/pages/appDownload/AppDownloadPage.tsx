@@ -7,7 +7,7 @@ import {
 } from "@ant-design/icons";
 import type { AppDownloadInfo } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { Button, Card, Col, Flex, Result, Row, Skeleton, Tag, Typography } from "antd";
+import { Button, Card, Col, Flex, Row, Skeleton, Tag, Typography } from "antd";
 import type { ReactNode } from "react";
 import { portalApi, portalKeys } from "../../api/portal.ts";
 import { BrandFooter } from "../../brand/BrandFooter.tsx";
@@ -15,6 +15,7 @@ import { useBrand } from "../../brand/brand.ts";
 import { LanguageSwitch } from "../../components/LanguageSwitch.tsx";
 import { useLang } from "../../i18n/index.ts";
 import "./appDownload.css";
+import { LoadFailed } from "../../components/LoadFailed.tsx";
 
 interface AppCard {
   key: "android" | "ios" | "tv";
@@ -82,12 +83,7 @@ export function AppDownloadPage() {
           </Typography.Text>
         </Flex>
         {info.isError ? (
-          <Result
-            status="warning"
-            title={t("common.loadFailed")}
-            subTitle={info.error.message}
-            extra={<Button onClick={() => void info.refetch()}>{t("common.retry")}</Button>}
-          />
+          <LoadFailed error={info.error} onRetry={info.refetch} />
         ) : (
           <Row gutter={[24, 24]} justify="center" className="kw-download-cards">
             {(data ? cardsOf(data) : [null, null, null]).map((card, i) => (

@@ -9,7 +9,6 @@ import {
   Col,
   Form,
   Input,
-  Result,
   Row,
   Skeleton,
   Statistic,
@@ -19,6 +18,7 @@ import {
 import { useEffect } from "react";
 import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { LoadFailed } from "../../components/LoadFailed.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { CapFields } from "./CapFields.tsx";
@@ -64,12 +64,7 @@ export function EnterpriseConfigCard({ eid }: { eid: number }) {
   if (config.isError) {
     return (
       <Card title={title} className="kw-card">
-        <Result
-          status="warning"
-          title={t("common.loadFailed")}
-          subTitle={config.error.message}
-          extra={<Button onClick={() => config.refetch()}>{t("common.retry")}</Button>}
-        />
+        <LoadFailed error={config.error} onRetry={config.refetch} />
       </Card>
     );
   }

@@ -1,12 +1,11 @@
 import type { EmailSendRecord, SmsSendRecord } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { Table, type TableProps, Typography } from "antd";
+import { type TableProps, Typography } from "antd";
 import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { errorText, rowsOf, SendStatusTag } from "./parts.tsx";
-import { type ListProps, machineColumn, timeColumn, usePagination } from "./recordParts.tsx";
+import { SendStatusTag } from "./parts.tsx";
+import { type ListProps, machineColumn, RecordTable, timeColumn } from "./recordParts.tsx";
 
 /** SMS sends: the caller's, or the enterprise's for an admin. */
 export function SmsRecords(props: ListProps) {
@@ -18,7 +17,6 @@ export function SmsRecords(props: ListProps) {
     placeholderData: keepPreviousData,
     meta: { silent: true },
   });
-  const { list, total } = rowsOf(records);
   const columns: TableProps<SmsSendRecord>["columns"] = [
     timeColumn(t("alarmPush.records.time")),
     machineColumn<SmsSendRecord>(t("alarmPush.records.device")),
@@ -54,24 +52,12 @@ export function SmsRecords(props: ListProps) {
     },
   ];
   return (
-    <Table<SmsSendRecord>
-      rowKey="id"
-      size="middle"
+    <RecordTable<SmsSendRecord>
+      records={records}
       columns={columns}
-      dataSource={list}
-      loading={records.isFetching}
-      scroll={{ x: 1000 }}
-      onRow={() => ({ "data-testid": "record-row-sms" }) as React.HTMLAttributes<HTMLElement>}
-      locale={{
-        emptyText: (
-          <ListEmpty
-            error={errorText(records)}
-            onRetry={() => records.refetch()}
-            description={t("alarmPush.records.empty")}
-          />
-        ),
-      }}
-      pagination={usePagination(props.query, total, props.onPage)}
+      kind="sms"
+      scrollX={1000}
+      list={props}
     />
   );
 }
@@ -86,7 +72,6 @@ export function EmailRecords(props: ListProps) {
     placeholderData: keepPreviousData,
     meta: { silent: true },
   });
-  const { list, total } = rowsOf(records);
   const columns: TableProps<EmailSendRecord>["columns"] = [
     timeColumn(t("alarmPush.records.time")),
     machineColumn<EmailSendRecord>(t("alarmPush.records.device")),
@@ -114,24 +99,12 @@ export function EmailRecords(props: ListProps) {
     },
   ];
   return (
-    <Table<EmailSendRecord>
-      rowKey="id"
-      size="middle"
+    <RecordTable<EmailSendRecord>
+      records={records}
       columns={columns}
-      dataSource={list}
-      loading={records.isFetching}
-      scroll={{ x: 900 }}
-      onRow={() => ({ "data-testid": "record-row-email" }) as React.HTMLAttributes<HTMLElement>}
-      locale={{
-        emptyText: (
-          <ListEmpty
-            error={errorText(records)}
-            onRetry={() => records.refetch()}
-            description={t("alarmPush.records.empty")}
-          />
-        ),
-      }}
-      pagination={usePagination(props.query, total, props.onPage)}
+      kind="email"
+      scrollX={900}
+      list={props}
     />
   );
 }

@@ -1,12 +1,11 @@
 import type { SmsStockRecord } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { Table, type TableProps, Typography } from "antd";
+import { type TableProps, Typography } from "antd";
 import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
-import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
-import { errorText, OperateTag, rowsOf } from "./parts.tsx";
-import { type ListProps, timeColumn, usePagination } from "./recordParts.tsx";
+import { OperateTag } from "./parts.tsx";
+import { type ListProps, RecordTable, timeColumn } from "./recordParts.tsx";
 
 /** Stock sales, or allocations and transfers between the pool and members. */
 export function StockRecords({ kind, ...props }: ListProps & { kind: "sales" | "allocation" }) {
@@ -18,7 +17,6 @@ export function StockRecords({ kind, ...props }: ListProps & { kind: "sales" | "
     placeholderData: keepPreviousData,
     meta: { silent: true },
   });
-  const { list, total } = rowsOf(records);
   const party = (userId: number, name: string) =>
     userId === 0 ? (
       <Typography.Text type="secondary">{t("alarmPush.stock.pool")}</Typography.Text>
@@ -78,24 +76,12 @@ export function StockRecords({ kind, ...props }: ListProps & { kind: "sales" | "
     },
   ];
   return (
-    <Table<SmsStockRecord>
-      rowKey="id"
-      size="middle"
+    <RecordTable<SmsStockRecord>
+      records={records}
       columns={columns}
-      dataSource={list}
-      loading={records.isFetching}
-      scroll={{ x: 900 }}
-      onRow={() => ({ "data-testid": `record-row-${kind}` }) as React.HTMLAttributes<HTMLElement>}
-      locale={{
-        emptyText: (
-          <ListEmpty
-            error={errorText(records)}
-            onRetry={() => records.refetch()}
-            description={t("alarmPush.records.empty")}
-          />
-        ),
-      }}
-      pagination={usePagination(props.query, total, props.onPage)}
+      kind={kind}
+      scrollX={900}
+      list={props}
     />
   );
 }

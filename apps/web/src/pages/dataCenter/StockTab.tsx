@@ -1,8 +1,9 @@
 import { WalletOutlined } from "@ant-design/icons";
 import { useQuery } from "@tanstack/react-query";
-import { Button, Card, Col, Result, Row, Skeleton, Statistic, Typography } from "antd";
+import { Card, Col, Row, Skeleton, Statistic, Typography } from "antd";
 import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { LoadFailed } from "../../components/LoadFailed.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { AdminStock } from "./AdminStock.tsx";
 
@@ -35,12 +36,7 @@ function MyStock({ eid }: { eid: number }) {
   return (
     <Card className="kw-card" data-testid="stock-mine">
       {stock.isError ? (
-        <Result
-          status="warning"
-          title={t("common.loadFailed")}
-          subTitle={stock.error.message}
-          extra={<Button onClick={() => stock.refetch()}>{t("common.retry")}</Button>}
-        />
+        <LoadFailed error={stock.error} onRetry={stock.refetch} />
       ) : !stock.data ? (
         <Skeleton active />
       ) : (

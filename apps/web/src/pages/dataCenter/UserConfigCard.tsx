@@ -1,10 +1,11 @@
 import { MailOutlined, MessageOutlined, WalletOutlined } from "@ant-design/icons";
 import { setUserMsgConfigBody, type UserMsgConfig } from "@keyway/shared";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { App, Button, Card, Form, Result, Skeleton, Switch, Typography } from "antd";
+import { App, Button, Card, Form, Skeleton, Switch, Typography } from "antd";
 import { useEffect } from "react";
 import { alarmPushApi } from "../../api/alarmPush.ts";
 import { queryKeys } from "../../api/keys.ts";
+import { LoadFailed } from "../../components/LoadFailed.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm } from "../../lib/zodRule.tsx";
 import { CapFields } from "./CapFields.tsx";
@@ -41,12 +42,7 @@ export function UserConfigCard({ eid }: { eid: number }) {
   if (config.isError) {
     return (
       <Card title={title} className="kw-card">
-        <Result
-          status="warning"
-          title={t("common.loadFailed")}
-          subTitle={config.error.message}
-          extra={<Button onClick={() => config.refetch()}>{t("common.retry")}</Button>}
-        />
+        <LoadFailed error={config.error} onRetry={config.refetch} />
       </Card>
     );
   }

@@ -1,8 +1,12 @@
 import { PAGE_SIZE } from "@keyway/shared";
+import type { UseQueryResult } from "@tanstack/react-query";
+import { Table, type TableProps } from "antd";
 import type { RecordQuery } from "../../api/alarmPush.ts";
+import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { MachineCode } from "../../features/device/MachineParts.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
+import { errorText, rowsOf } from "./parts.tsx";
 
 /** What each record list gets from the tab: the query (context, range, page) and paging. */
 export interface ListProps {
@@ -46,4 +50,41 @@ export function machineColumn<T extends { machineName: string; machineCode: stri
       </div>
     ),
   };
+}
+
+/** One record list: a page of the query's rows, its empty and error states, server paging. */
+export function RecordTable<T extends { id: number }>(props: {
+  records: UseQueryResult<{ list: T[]; total: number }>;
+  columns: TableProps<T>["columns"];
+  /** The rows' test id (record-row-<kind>). */
+  kind: string;
+  scrollX: number;
+  list: ListProps;
+}) {
+  const { t } = useLang();
+  const { records } = props;
+  const { list, total } = rowsOf(records);
+  return (
+    <Table<T>
+      rowKey="id"
+      size="middle"
+      columns={props.columns}
+      dataSource={list}
+      loading={records.isFetching}
+      scroll={{ x: props.scrollX }}
+      onRow={() =>
+        ({ "data-testid": `record-row-${props.kind}` }) as React.HTMLAttributes<HTMLElement>
+      }
+      locale={{
+        emptyText: (
+          <ListEmpty
+            error={errorText(records)}
+            onRetry={() => records.refetch()}
+            description={t("alarmPush.records.empty")}
+          />
+        ),
+      }}
+      pagination={usePagination(props.list.query, total, props.list.onPage)}
+    />
+  );
 }

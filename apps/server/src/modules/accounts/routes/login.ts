@@ -22,8 +22,5 @@ export function loginRoutes(serve: Serve, { accounts }: { accounts: AccountServi
       ),
     { config: LOGIN_LIMIT },
   );
-  serve(a.logout, async ({ caller, input }) => {
-    await accounts.logout(caller, input?.token || undefined);
-    return null;
-  });
+  serve(a.logout, ({ caller, input }) => accounts.logout(caller, input?.token || undefined));
 }

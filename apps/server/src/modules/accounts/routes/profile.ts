@@ -23,10 +23,7 @@ export function profileRoutes(serve: Serve, { accounts }: { accounts: AccountSer
     await accounts.setHideMap(caller.userId, input.hideMap);
     return { hideMap: input.hideMap ? 1 : 0 } as const;
   });
-  serve(a.changeName, async ({ caller, input }) => {
-    await accounts.changeName(caller.userId, input.name);
-    return null;
-  });
+  serve(a.changeName, ({ caller, input }) => accounts.changeName(caller.userId, input.name));
   serve(
     a.changeAccount,
     async ({ caller, input }) => {
@@ -43,18 +40,14 @@ export function profileRoutes(serve: Serve, { accounts }: { accounts: AccountSer
     },
     { config: LOGIN_LIMIT },
   );
-  serve(a.setHideMap, async ({ caller, input }) => {
-    await accounts.setHideMap(caller.userId, input.hideMap);
-    return null;
-  });
+  serve(a.setHideMap, ({ caller, input }) => accounts.setHideMap(caller.userId, input.hideMap));
 
   serve(a.terminals, ({ caller, input }) =>
     accounts.listTerminals(caller, input.page, input.pageSize),
   );
-  serve(a.deleteTerminal, async ({ caller, params }) => {
-    await accounts.deleteTerminal(caller.userId, params.id);
-    return null;
-  });
+  serve(a.deleteTerminal, ({ caller, params }) =>
+    accounts.deleteTerminal(caller.userId, params.id),
+  );
   serve(
     a.verifyPassword,
     async ({ caller, input }) => {
