@@ -1,25 +1,77 @@
+import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { hashToken } from "../apps/server/src/infra/crypto.ts";
-import { devices } from "../apps/server/src/modules/devices/schema.ts";
+import { deviceGroups, deviceLinks, devices } from "../apps/server/src/modules/devices/schema.ts";
 import {
   enterpriseDevices,
   enterpriseMembers,
   enterprises,
 } from "../apps/server/src/modules/enterprises/schema.ts";
-import { fmt, percentile, timeRuns } from "./stats.ts";
+import { fixedRate, maxRate, type StartedServer, startServer } from "./devices-rate.ts";
+import { fmt, percentile } from "./stats.ts";
 
-const DEVICES = 5000;
-const RUNS = 60;
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 5000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 120);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** `lists` or `rate`: one half only (profiling, iterating). */
+const ONLY = process.env.BENCH_ONLY;
 
 /**
- * The enterprise device list at 5000 devices: the whole call (auth, access check, query,
- * mapping, JSON out and the client's JSON parse) against the same query in plain SQL on the
- * same database as the baseline. DATABASE_URL selects a PostgreSQL server, else PGlite.
+ * `npm run bench -- devices`: the device lists (docs/architecture/devices.md#personal-lists).
+ *
+ * Lists: the personal list (POST /api/machine/select, no page: the first page of 5000) and
+ * the enterprise list (/eapi/ent/c/manager/device/group/devicelist, page 1 of 5000) at
+ * BENCH_DEVICES devices each — the whole call (auth, access check, query, mapping, JSON out
+ * and the client's JSON parse) beside a hand-written SQL query returning the same rows on
+ * the same database, in alternating rounds. DATABASE_URL selects PostgreSQL, else PGlite.
+ *
+ * Rate: the server as `npm start` runs it (main.ts, PGlite in a fresh data dir, the demo
+ * seed), the demo user's POST /api/machine/select at a fixed BENCH_RATE/s, and its most calls
+ * per second, with the request log on (LOG_LEVEL info) and off (silent), alternating rounds.
  */
 export async function run() {
+  console.log(
+    `devices: load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} at start`,
+  );
+  if (ONLY !== "rate") await lists();
+  if (ONLY !== "lists") await rate();
+  console.log(
+    `devices: load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} at end`,
+  );
+}
+
+type Timed = Record<string, () => Promise<unknown>>;
+
+/** Each round runs every peer RUNS/ROUNDS times, the order turned each round; all samples. */
+async function alternate(peers: Timed, rounds: number, perRound: number) {
+  const samples: Record<string, number[]> = Object.fromEntries(
+    Object.keys(peers).map((name) => [name, []]),
+  );
+  for (const fn of Object.values(peers)) for (let i = 0; i < 3; i++) await fn();
+  for (let round = 0; round < rounds; round++) {
+    const names = Object.keys(peers);
+    if (round % 2) names.reverse();
+    for (let i = 0; i < perRound; i++) {
+      for (const name of names) {
+        const start = process.hrtime.bigint();
+        await peers[name]();
+        samples[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+    }
+  }
+  return samples;
+}
+
+async function lists() {
   const database = await createTestDatabase();
   const app = await buildApp({
     config: testConfig({ WEB_DIST: "/nonexistent" }),
@@ -28,7 +80,6 @@ export async function run() {
   });
   const { db } = database;
   const now = new Date();
-
   const user = await app.services.accounts.createActivatedUser({
     account: { channel: "email", email: "bench@example.com" },
     password: "bench123",
@@ -41,12 +92,20 @@ export async function run() {
   await db
     .insert(enterpriseMembers)
     .values({ enterpriseId: enterprise.id, userId: user.id, kind: "member", createdAt: now });
-  for (let start = 0; start < DEVICES; start += 1000) {
+  const groups = await db
+    .insert(deviceGroups)
+    .values(
+      ["Line A", "Line B", "Line C"].map((name) => ({ userId: user.id, name, createdAt: now })),
+    )
+    .returning({ id: deviceGroups.id });
+  // DEVICES enterprise devices, and DEVICES more in the user's personal list.
+  for (let start = 0; start < 2 * DEVICES; start += 1000) {
+    const n = Math.min(1000, 2 * DEVICES - start);
     const rows = await db
       .insert(devices)
       .values(
-        Array.from({ length: 1000 }, (_, i) => ({
-          code: `KW-BENCH-${String(start + i).padStart(5, "0")}`,
+        Array.from({ length: n }, (_, i) => ({
+          code: `KW-BENCH-${String(start + i).padStart(6, "0")}`,
           model: i % 3 === 0 ? "MT8071iE" : "FX5U",
           secretHash: hashToken(`s${start + i}`),
           passwordHash: "unused",
@@ -55,15 +114,31 @@ export async function run() {
         })),
       )
       .returning({ id: devices.id, code: devices.code });
-    await db.insert(enterpriseDevices).values(
-      rows.map((r) => ({
-        enterpriseId: enterprise.id,
-        deviceId: r.id,
-        type: 1,
-        name: r.code,
-        createdAt: now,
-      })),
-    );
+    const [held, personal] = [
+      rows.filter((_, i) => start + i < DEVICES),
+      rows.filter((_, i) => start + i >= DEVICES),
+    ];
+    if (held.length)
+      await db.insert(enterpriseDevices).values(
+        held.map((r) => ({
+          enterpriseId: enterprise.id,
+          deviceId: r.id,
+          type: 1,
+          name: r.code,
+          createdAt: now,
+        })),
+      );
+    if (personal.length)
+      await db.insert(deviceLinks).values(
+        personal.map((r, i) => ({
+          deviceId: r.id,
+          userId: user.id,
+          role: "akey" as const,
+          name: r.code,
+          groupId: i % 4 === 3 ? null : groups[i % 4].id,
+          createdAt: new Date(now.getTime() + i),
+        })),
+      );
   }
   const login = await app.inject({
     method: "POST",
@@ -71,47 +146,123 @@ export async function run() {
     payload: { loginName: "bench@example.com", loginPwd: "bench123" },
   });
   const token = login.json().hwdata.result.token as string;
-
-  const call = async () => {
-    const res = await app.inject({
-      method: "POST",
-      url: "/eapi/ent/c/manager/device/group/devicelist",
-      headers: { cloudtoken: token },
-      payload: { eid: enterprise.id, page: 1, pageSize: DEVICES, type: 1 },
-    });
+  const rowsOf = (result: unknown) =>
+    ((result as { rows?: unknown[] }).rows ?? (result as unknown[])).length;
+  const expect = (n: number) => {
+    if (n !== DEVICES) throw new Error(`bad answer: ${n} rows`);
+  };
+  const call = (url: string, payload: object) => async () => {
+    const res = await app.inject({ method: "POST", url, headers: { cloudtoken: token }, payload });
     const body = res.json();
-    if (body.hwcode !== 0 || body.hwdata.list.length !== DEVICES) throw new Error("bad answer");
-  };
-  const plain = async () => {
-    const result = await db.execute(sql`
-      select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version, d.ip,
-        d.iccid, d.lat, d.lng, d.address, d.created_at, ed.name as held_name, ed.group_id,
-        ed.maintenance_remark, g.name as group_name, cast(count(*) over () as int) as total
-      from enterprise_devices ed
-      join devices d on d.id = ed.device_id
-      left join enterprise_groups g on g.id = ed.group_id
-      where ed.enterprise_id = ${enterprise.id} and ed.type = 1
-      order by ed.device_id desc limit ${DEVICES}`);
-    const rows = (result as { rows?: unknown[] }).rows ?? (result as unknown as unknown[]);
-    if (rows.length !== DEVICES) throw new Error("bad baseline");
+    if (body.hwcode !== 0) throw new Error(`bad answer: ${res.body.slice(0, 200)}`);
+    expect(body.hwdata.list.length);
   };
 
-  const callMs = await timeRuns(RUNS, call);
-  const sqlMs = await timeRuns(RUNS, plain);
-  const median = { call: percentile(callMs, 50), sql: percentile(sqlMs, 50) };
-  const p99 = { call: percentile(callMs, 99), sql: percentile(sqlMs, 99) };
-  console.log(
-    `devices: enterprise device list, ${DEVICES} devices, ${RUNS} runs, ${database.kind}`,
+  const samples = await alternate(
+    {
+      personal: call("/api/machine/select", {}),
+      personalSql: async () =>
+        expect(
+          rowsOf(
+            await db.execute(sql`
+              select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
+                d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at, l.role,
+                l.name, l.alias, l.remark, l.group_id, l.created_at as linked_at,
+                g.name as group_name, coalesce(cam.account_id, 0) as ezviz_account_id,
+                cast(count(*) over () as int) as total
+              from device_links l
+              join devices d on d.id = l.device_id
+              left join device_groups g on g.id = l.group_id
+              left join camera_bindings cam on cam.device_id = l.device_id
+              where l.user_id = ${user.id}
+              order by l.created_at desc, l.id desc limit ${DEVICES}`),
+          ),
+        ),
+      enterprise: call("/eapi/ent/c/manager/device/group/devicelist", {
+        eid: enterprise.id,
+        page: 1,
+        pageSize: DEVICES,
+      }),
+      enterpriseSql: async () =>
+        expect(
+          rowsOf(
+            await db.execute(sql`
+              select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
+                d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at,
+                ed.name as held_name, ed.group_id, ed.maintenance_remark, g.name as group_name,
+                coalesce(cam.account_id, 0) as ezviz_account_id,
+                cast(count(*) over () as int) as total
+              from enterprise_devices ed
+              join devices d on d.id = ed.device_id
+              left join enterprise_groups g on g.id = ed.group_id
+              left join camera_bindings cam on cam.device_id = ed.device_id
+              where ed.enterprise_id = ${enterprise.id} and ed.type = 1
+              order by ed.device_id desc limit ${DEVICES}`),
+          ),
+        ),
+    },
+    ROUNDS,
+    Math.ceil(RUNS / ROUNDS),
   );
+  const size = (
+    await app.inject({
+      method: "POST",
+      url: "/api/machine/select",
+      headers: { cloudtoken: token },
+      payload: {},
+    })
+  ).body.length;
   console.log(
-    `  call (POST /eapi/ent/c/manager/device/group/devicelist): median ${fmt(median.call)}, p99 ${fmt(p99.call)}`,
+    `devices: lists at ${DEVICES} devices, ${ROUNDS} alternating rounds, ${samples.personal.length} runs each, ${database.kind}; answer ${(size / 1e6).toFixed(2)} MB; load average ${loadavg()[0].toFixed(1)}`,
   );
-  console.log(
-    `  baseline (the same query in plain SQL):                 median ${fmt(median.sql)}, p99 ${fmt(p99.sql)}`,
-  );
-  console.log(
-    `  ratio call/baseline: median ${(median.call / median.sql).toFixed(2)}x, p99 ${(p99.call / p99.sql).toFixed(2)}x`,
-  );
+  const line = (label: string, name: string) => {
+    const [call, base] = [samples[name], samples[`${name}Sql`]];
+    const m = [percentile(call, 50), percentile(base, 50)];
+    const p = [percentile(call, 99), percentile(base, 99)];
+    console.log(`  ${label}: median ${fmt(m[0])}, p99 ${fmt(p[0])}`);
+    console.log(`    hand-written SQL, same rows: median ${fmt(m[1])}, p99 ${fmt(p[1])}`);
+    console.log(
+      `    ratio call/SQL: median ${(m[0] / m[1]).toFixed(2)}x, p99 ${(p[0] / p[1]).toFixed(2)}x`,
+    );
+  };
+  line("personal   POST /api/machine/select (no page)", "personal");
+  line("enterprise POST /eapi/ent/c/manager/device/group/devicelist", "enterprise");
   await app.close();
   await database.close();
+}
+
+async function rate() {
+  const servers: Record<string, StartedServer> = {
+    "log on ": await startServer("info"),
+    "log off": await startServer("silent"),
+  };
+  try {
+    const names = Object.keys(servers);
+    const fixed = Object.fromEntries(
+      names.map((n) => [n, { p50: [] as number[], p99: [] as number[] }]),
+    );
+    const most = Object.fromEntries(names.map((n) => [n, [] as number[]]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of round % 2 ? [...names].reverse() : names) {
+        const f = await fixedRate(servers[name], RATE, SECONDS);
+        fixed[name].p50.push(f.p50);
+        fixed[name].p99.push(f.p99);
+        most[name].push(await maxRate(servers[name], 16, SECONDS / 2));
+      }
+    }
+    console.log(
+      `devices: POST /api/machine/select as npm start serves it (main.ts, PGlite, demo seed: 1 device), ${ROUNDS} alternating rounds of ${SECONDS} s at ${RATE}/s and ${SECONDS / 2} s flat out (16 callers); medians of the rounds; load average ${loadavg()[0].toFixed(1)}`,
+    );
+    for (const name of Object.keys(servers)) {
+      console.log(
+        `  ${name}: at ${RATE}/s p50 ${fmt(percentile(fixed[name].p50, 50))}, p99 ${fmt(percentile(fixed[name].p99, 50))} (worst round ${fmt(Math.max(...fixed[name].p99))}); most ${percentile(most[name], 50).toFixed(0)} calls/s`,
+      );
+    }
+    const [on, off] = [percentile(most["log on "], 50), percentile(most["log off"], 50)];
+    console.log(
+      `  request log cost: ${((off / on - 1) * 100).toFixed(1)} % more time per call (calls/s off/on ${(off / on).toFixed(2)}x)`,
+    );
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
 }

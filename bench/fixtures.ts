@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
+import pg from "pg";
 import type { Db } from "../apps/server/src/db/client.ts";
 import { hashToken } from "../apps/server/src/infra/crypto.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
@@ -49,4 +50,15 @@ export function forkLoad<T>(
     }),
   );
   return { child, figures };
+}
+
+/** One statement on a PostgreSQL server as its admin (create or drop a bench's database). */
+export async function adminSql(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

@@ -20,7 +20,7 @@ import pg from "pg";
 import { openDatabase } from "../apps/server/src/db/client.ts";
 import { HOST, until } from "../tests/deploy/stack.ts";
 import { cpuSeconds, type DeployStack, rssOf, startDeployStack } from "./deploy-stack.ts";
-import { forkLoad } from "./fixtures.ts";
+import { adminSql, forkLoad } from "./fixtures.ts";
 import { insertGatewayDevices, startGateway } from "./gateway.ts";
 import { openDevice } from "./mqttDevices.ts";
 import { percentile } from "./stats.ts";
@@ -116,15 +116,7 @@ async function postmasterPid(url: string): Promise<number | undefined> {
 /** A database of its own on the stack's PostgreSQL server, dropped with the stack. */
 async function sideDatabase(stack: DeployStack): Promise<string> {
   const name = `kw_bench_single_${Date.now()}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: stack.postgres.adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => adminSql(stack.postgres.adminUrl, sql);
   await admin(`create database ${name}`);
   stack.onClose(() => admin(`drop database if exists ${name} with (force)`));
   const url = new URL(stack.postgres.adminUrl);

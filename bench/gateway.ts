@@ -1,21 +1,23 @@
-import { fork } from "node:child_process";
-import { createServer, type Server } from "node:net";
+import { type ChildProcess, fork } from "node:child_process";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { Aedes } from "aedes";
-import { count, eq } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import type { Db } from "../apps/server/src/db/client.ts";
-import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { hashToken } from "../apps/server/src/infra/crypto.ts";
-import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
+import { startPostgres } from "../tests/deploy/stack.ts";
+import { adminSql, forkLoad } from "./fixtures.ts";
+import { percentile } from "./stats.ts";
 
 // `npm run bench -- gateway 2000` or BENCH_DEVICES=2000 (a flag such as --deploy is no count).
 const DEVICES = Number(
   process.env.BENCH_DEVICES ?? process.argv.slice(3).find((a) => /^\d+$/.test(a)) ?? 10_000,
 );
 const ALARMS = Number(process.env.BENCH_ALARMS ?? 5000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+type System = "bare" | "pglite" | "postgres";
 
 interface Figures {
   connections: number;
@@ -24,46 +26,73 @@ interface Figures {
   p50: number;
   p99: number;
   bytesPerDevice: number;
+  online: number;
+  stored: number;
 }
 
-const heap = () => {
-  global.gc?.();
-  // The JS heap only: the embedded database's WebAssembly memory is not per-connection.
-  return process.memoryUsage().heapUsed;
-};
+/** The next IPC message of `child`. */
+const reply = <T>(child: ChildProcess) =>
+  new Promise<T>((resolve) => child.once("message", (m) => resolve(m as T)));
 
 /**
- * Runs the load generator against a broker on `port`; measures this process's heap (after a
- * forced GC) with every device connected, and runs `whileConnected` at that moment.
+ * One round: the broker under test in a fresh process (bench/gateway-server.ts), then the
+ * load generator against it; the broker's heap is read with every device connected.
  */
-async function load(
-  port: number,
-  whileConnected: () => Promise<void> = async () => {},
-): Promise<Figures> {
-  const before = heap();
-  const child = fork(
-    path.join(import.meta.dirname, "gateway-load.ts"),
-    ["--port", String(port), "--devices", String(DEVICES), "--alarms", String(ALARMS)],
-    { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] },
+async function round(system: System, database?: string): Promise<Figures> {
+  const server = fork(
+    path.join(import.meta.dirname, "gateway-server.ts"),
+    [
+      "--system",
+      system === "bare" ? "bare" : "keyway",
+      "--devices",
+      String(DEVICES),
+      ...(database ? ["--database", database] : []),
+    ],
+    {
+      execArgv: ["--expose-gc", "--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
   );
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  let bytesPerDevice = 0;
-  child.on("message", async () => {
-    bytesPerDevice = (heap() - before) / DEVICES;
-    await whileConnected();
-    child.send("go");
-  });
-  await new Promise((resolve) => child.on("exit", resolve));
-  return { ...JSON.parse(out.trim().split("\n").at(-1) ?? "{}"), bytesPerDevice };
+  const exited = new Promise((resolve) => server.on("exit", resolve));
+  try {
+    const ready = await reply<{ port: number; heap: number }>(server);
+    const load = forkLoad<Omit<Figures, "bytesPerDevice" | "online" | "stored">>(
+      "gateway-load.ts",
+      { port: ready.port, devices: DEVICES, alarms: ALARMS },
+    );
+    let connected = { heap: ready.heap, online: 0 };
+    load.child.on("message", async () => {
+      server.send("heap");
+      connected = await reply(server);
+      load.child.send("go");
+    });
+    const figures = await load.figures;
+    server.send("stored");
+    const { stored } = await reply<{ stored: number }>(server);
+    return {
+      ...figures,
+      bytesPerDevice: (connected.heap - ready.heap) / DEVICES,
+      online: connected.online,
+      stored,
+    };
+  } finally {
+    server.kill();
+    await exited;
+  }
 }
 
-async function listen(
-  handler: (socket: import("node:net").Socket) => void,
-): Promise<[Server, number]> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return [server, (server.address() as { port: number }).port];
+/** A fresh database on the PostgreSQL server for one round, dropped after it. */
+async function withDatabase<T>(adminUrl: string, r: number, use: (url: string) => Promise<T>) {
+  const name = `kw_bench_gateway_${process.pid}_${r}`;
+  const admin = (sql: string) => adminSql(adminUrl, sql);
+  await admin(`create database ${name}`);
+  try {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return await use(url.toString());
+  } finally {
+    await admin(`drop database if exists ${name} with (force)`);
+  }
 }
 
 /** `count` provisioned devices KW-BENCH-000000…, each with device secret `secret-<code>`. */
@@ -98,64 +127,65 @@ export async function startGateway(db: Db) {
 
 /**
  * N devices connect to one server, then publish alarms: Keyway's gateway (authentication
- * against the database, per-device topic rules, each alarm stored before PUBACK) against a
- * bare Aedes broker with no Keyway logic as the baseline. `--deploy`
+ * against the database, per-device topic rules, each alarm stored before PUBACK), on PGlite
+ * and on a PostgreSQL server (DATABASE_URL's, or one of its own), against a bare Aedes broker
+ * with no Keyway logic as the baseline; BENCH_ROUNDS alternating rounds, medians. `--deploy`
  * (bench/gateway-deploy.ts): devices on Mosquitto and two server processes instead.
  */
 export async function run(options: { deploy?: boolean } = {}) {
   if (options.deploy) return (await import("./gateway-deploy.ts")).runDeploy();
-  const database = await createTestDatabase();
-  await insertGatewayDevices(database.db, DEVICES);
-  const { app, port: keywayPort } = await startGateway(database.db);
-  let online = 0;
-  const keyway = await load(keywayPort, async () => {
-    // Online flags are written as connections arrive; wait (up to 30 s) for the last ones.
-    for (let i = 0; i < 60 && online < DEVICES; i++) {
-      const [row] = await database.db
-        .select({ n: count() })
-        .from(devices)
-        .where(eq(devices.online, true));
-      online = row.n;
-      if (online < DEVICES) await new Promise((r) => setTimeout(r, 500));
+  const loadBefore = loadavg();
+  const postgres = await startPostgres();
+  const runs: Record<System, Figures[]> = { bare: [], pglite: [], postgres: [] };
+  const systems: System[] = ["bare", "pglite", "postgres"];
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      // Each round starts with another system, so that none always follows the same one.
+      for (const system of [...systems.slice(r % 3), ...systems.slice(0, r % 3)])
+        runs[system].push(
+          system === "postgres"
+            ? await withDatabase(postgres.adminUrl, r, (url) => round(system, url))
+            : await round(system),
+        );
     }
-  });
-  const [{ stored }] = await database.db.select({ stored: count() }).from(alarms);
-  await app.close();
-  await database.close();
+  } finally {
+    await postgres.close();
+  }
+  const loadAfter = loadavg();
 
-  const bare = new Aedes();
-  await bare.listen();
-  const [bareServer, barePort] = await listen(bare.handle);
-  const baseline = await load(barePort);
-  await new Promise<void>((resolve) => bare.close(() => resolve()));
-  bareServer.close();
-
-  const row = (name: string, k: number, b: number, unit: string, digits = 0) =>
+  const med = (system: System, read: (f: Figures) => number) =>
+    percentile(runs[system].map(read), 50);
+  const row = (name: string, read: (f: Figures) => number, unit: string, digits = 0) => {
+    const b = med("bare", read);
+    const cell = (system: System) =>
+      `${med(system, read).toFixed(digits).padStart(10)} ${(med(system, read) / b).toFixed(2).padStart(6)}x`;
     console.log(
-      `  ${name.padEnd(28)} ${k.toFixed(digits).padStart(10)} ${b.toFixed(digits).padStart(12)} ${unit.padEnd(10)} ${(k / b).toFixed(2)}x`,
+      `  ${name.padEnd(26)} ${b.toFixed(digits).padStart(10)} ${cell("pglite")} ${cell("postgres")} ${unit}`,
+    );
+  };
+  console.log(
+    `gateway: ${DEVICES} devices, ${ALARMS} alarms (QoS 1, at most 200 awaiting PUBACK); median of ${ROUNDS} alternating rounds; load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(1)).join(" ")} after (1/5/15 min, ${cpus().length} cores)`,
+  );
+  console.log(
+    "  each broker in a fresh process of its own, the load generator in another; Keyway on PGlite (in its process) and on a PostgreSQL server",
+  );
+  console.log(
+    `  ${"".padEnd(26)} ${"bare aedes".padStart(10)} ${"keyway pglite".padStart(18)} ${"keyway postgres".padStart(18)}`,
+  );
+  row("connect rate", (f) => f.connectPerSecond, "/s");
+  row("alarms stored (acked)", (f) => f.alarmsPerSecond, "/s");
+  row("publish -> PUBACK p50", (f) => f.p50, "ms", 2);
+  row("publish -> PUBACK p99", (f) => f.p99, "ms", 2);
+  row("heap per connected device", (f) => f.bytesPerDevice / 1024, "KiB", 2);
+  for (const system of ["pglite", "postgres"] as const)
+    console.log(
+      `  check, keyway ${system}, each round: devices connected / online while connected / alarm rows of ${ALARMS}: ${runs[
+        system
+      ]
+        .map((f) => `${f.connections} / ${f.online} / ${f.stored}`)
+        .join(", ")}`,
     );
   console.log(
-    `gateway: ${DEVICES} devices, ${ALARMS} alarms (QoS 1), ${database.kind}; load generator in its own process`,
-  );
-  console.log(
-    `  ${"".padEnd(28)} ${"keyway".padStart(10)} ${"bare aedes".padStart(12)} ${"".padEnd(10)} ratio`,
-  );
-  row("connections held", keyway.connections, baseline.connections, "");
-  row("connect rate", keyway.connectPerSecond, baseline.connectPerSecond, "/s");
-  row("alarms stored (acked)", keyway.alarmsPerSecond, baseline.alarmsPerSecond, "/s");
-  row("publish -> row p50", keyway.p50, baseline.p50, "ms", 2);
-  row("publish -> row p99", keyway.p99, baseline.p99, "ms", 2);
-  row(
-    "heap per connected device",
-    keyway.bytesPerDevice / 1024,
-    baseline.bytesPerDevice / 1024,
-    "KiB",
-    1,
-  );
-  console.log(
-    `  check: ${stored} alarm rows stored of ${ALARMS}; ${online} devices marked online while connected`,
-  );
-  console.log(
-    "  (bare aedes stores nothing: its PUBACK is the broker's; Keyway's follows the database row)",
+    "  bare aedes stores nothing: its PUBACK is the broker's; Keyway's follows the database row, so its PUBACK time is its publish -> row time. Heap: the broker process's JS heap after GC, counted from one device connected and gone",
   );
 }

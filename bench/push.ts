@@ -1,13 +1,16 @@
 /**
  * `npm run bench -- push [sockets]`: N open `/ws` sockets (default 10,000) on one server,
  * then one push fanned out to all of them, several times: Keyway's push hub (token check
- * against the database on connect, delivery through the bus by user) against a bare `ws`
- * server sending the same frame to every client as the baseline. The clients run in two
- * child processes of this file (`--push-load`), so that they use the second core; like
- * real clients they send a heartbeat every 15 s.
+ * against the database on connect, one terminal token per socket, delivery through the bus
+ * by user) against a bare `ws` server sending the same frame to every client as the
+ * baseline. Both servers live in this process and are measured in alternating rounds; the
+ * figures are medians over the rounds. The clients run in two child processes of this file
+ * (`--push-load`), so that they use the second core; like real clients they send a
+ * heartbeat every 15 s.
  */
 import { type ChildProcess, execSync, fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
 import { encodePush, PING_FRAME, PONG_FRAME, PUSH_SCENES } from "@keyway/protocol";
 import { PUSH_HEARTBEAT_MS } from "@keyway/shared";
 import { WebSocket, WebSocketServer } from "ws";
@@ -20,6 +23,8 @@ import { percentile } from "./stats.ts";
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? process.argv[3] ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+/** Alternating rounds: each connects all the sockets to one server, then pushes ROUNDS times. */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const WARMUP = 3;
 const CHILDREN = 2;
 const now = () => performance.timeOrigin + performance.now();
@@ -27,7 +32,7 @@ const now = () => performance.timeOrigin + performance.now();
 // ---------------------------------------------------------------------------------------
 // Load generator (child process): opens its share of the sockets, reports arrival times.
 
-type ToChild = { type: "connect"; url: string; count: number } | { type: "close" };
+type ToChild = { type: "connect"; urls: string[] } | { type: "close" };
 type FromChild =
   | { type: "ready" }
   | { type: "connected"; opened: number; failed: number }
@@ -53,7 +58,19 @@ async function loadMain() {
           arrivals = [];
         }
       });
-      socket.once("open", () => resolve(socket));
+      socket.once("open", () => {
+        // Heartbeats from the start, spread over the period as independent clients send
+        // them: a slow connect phase must not leave the first sockets silent past the timeout.
+        const start = setTimeout(
+          () => {
+            socket.send(PING_FRAME);
+            heartbeats.push(setInterval(() => socket.send(PING_FRAME), PUSH_HEARTBEAT_MS));
+          },
+          Math.floor(Math.random() * PUSH_HEARTBEAT_MS),
+        );
+        heartbeats.push(start);
+        resolve(socket);
+      });
       socket.once("error", () => resolve(null));
     });
   }
@@ -68,26 +85,14 @@ async function loadMain() {
     let failed = 0;
     await Promise.all(
       Array.from({ length: 100 }, async () => {
-        while (next < message.count) {
-          next++;
-          const socket = await open(message.url);
+        while (next < message.urls.length) {
+          const socket = await open(message.urls[next++]);
           if (socket) sockets.push(socket);
           else failed++;
         }
       }),
     );
     expected = sockets.length;
-    // Heartbeats spread over the period, as independent clients would send them.
-    sockets.forEach((socket, i) => {
-      const start = setTimeout(
-        () => {
-          heartbeats.push(setInterval(() => socket.send(PING_FRAME), PUSH_HEARTBEAT_MS));
-          socket.send(PING_FRAME);
-        },
-        Math.floor((i / sockets.length) * PUSH_HEARTBEAT_MS),
-      );
-      heartbeats.push(start);
-    });
     tell({ type: "connected", opened: sockets.length, failed });
   });
   tell({ type: "ready" });
@@ -133,26 +138,26 @@ async function startChildren(): Promise<ChildProcess[]> {
 }
 
 /**
- * Connects SOCKETS clients to `url`, waits until the server `held` them all, then runs
+ * Connects a client to each of `urls`, waits until the server `held` them all, then runs
  * ROUNDS fan-outs with `fanOut` and times every delivery.
  */
-async function measure(url: string, held: () => number, fanOut: () => void): Promise<Figures> {
+async function measure(urls: string[], held: () => number, fanOut: () => void): Promise<Figures> {
   const children = await startChildren();
   const before = await memory();
   const started = performance.now();
-  const share = Math.ceil(SOCKETS / CHILDREN);
+  const share = Math.ceil(urls.length / CHILDREN);
   const connected = await Promise.all(
     children.map((child, i) => {
       const answer = nextMessage(child);
       child.send({
         type: "connect",
-        url,
-        count: Math.min(share, SOCKETS - i * share),
+        urls: urls.slice(i * share, (i + 1) * share),
       } satisfies ToChild);
       return answer;
     }),
   );
-  for (let i = 0; i < 2400 && held() < SOCKETS; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 2400 && held() < urls.length; i++)
+    await new Promise((r) => setTimeout(r, 50));
   const connectSeconds = (performance.now() - started) / 1000;
   const failed = connected.reduce((n, c) => n + (c.type === "connected" ? c.failed : 0), 0);
   if (failed) console.warn(`  ${failed} sockets failed to open`);
@@ -206,7 +211,7 @@ export async function run() {
     totalUnreadMsg: 3,
   });
 
-  // Keyway: the whole app, one user with one terminal token on every socket.
+  // Keyway: the whole app, one user with a terminal (a token of its own) for every socket.
   const database = await createTestDatabase();
   const app = await buildApp({
     config: testConfig({ WEB_DIST: "/nonexistent" }),
@@ -219,30 +224,24 @@ export async function run() {
     password: "bench123",
     name: "Bench",
   });
-  const token = newToken();
-  await database.db.insert(terminals).values({
-    userId: user.id,
-    tokenHash: hashToken(token),
-    uuid: "push-bench",
-    type: "web",
-    name: "bench",
-    loginTime: new Date(),
-    expiresAt: new Date(Date.now() + 86_400_000),
-  });
+  const tokens = Array.from({ length: SOCKETS }, () => newToken());
+  for (let i = 0; i < tokens.length; i += 1000) {
+    await database.db.insert(terminals).values(
+      tokens.slice(i, i + 1000).map((token, j) => ({
+        userId: user.id,
+        tokenHash: hashToken(token),
+        uuid: `push-bench-${i + j}`,
+        type: "web",
+        name: "bench",
+        loginTime: new Date(),
+        expiresAt: new Date(Date.now() + 86_400_000),
+      })),
+    );
+  }
   await app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = app.server.address() as AddressInfo;
   const push = app.services.push;
-  const keyway = await measure(
-    `ws://127.0.0.1:${port}/ws?token=${token}`,
-    () => push.socketCount(),
-    () =>
-      push.toUser(user.id, {
-        scene: PUSH_SCENES.deviceAlarm,
-        body: { deviceCode: "KW-BENCH-00001", deviceId: 1, totalUnreadMsg: 3 },
-      }),
-  );
-  await app.close();
-  await database.close();
+  const keywayUrls = tokens.map((token) => `ws://127.0.0.1:${port}/ws?token=${token}`);
 
   // Baseline: a bare ws server that answers heartbeats and sends the same frame to all.
   const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
@@ -251,32 +250,73 @@ export async function run() {
     socket.on("message", () => socket.send(PONG_FRAME));
   });
   const barePort = (wss.address() as AddressInfo).port;
-  const baseline = await measure(
-    `ws://127.0.0.1:${barePort}/ws`,
-    () => wss.clients.size,
-    () => {
-      for (const client of wss.clients) client.send(frame);
-    },
-  );
-  await new Promise((resolve) => wss.close(resolve));
+  const bareUrls = tokens.map(() => `ws://127.0.0.1:${barePort}/ws`);
 
-  const row = (name: string, k: number, b: number, unit: string, digits = 0) =>
+  const keyway: Figures[] = [];
+  const baseline: Figures[] = [];
+  const loads: number[] = [];
+  for (let pair = 0; pair < PAIRS; pair++) {
+    const measureKeyway = async () =>
+      keyway.push(
+        await measure(
+          keywayUrls,
+          () => push.socketCount(),
+          () =>
+            push.toUser(user.id, {
+              scene: PUSH_SCENES.deviceAlarm,
+              body: { deviceCode: "KW-BENCH-00001", deviceId: 1, totalUnreadMsg: 3 },
+            }),
+        ),
+      );
+    const measureBare = async () =>
+      baseline.push(
+        await measure(
+          bareUrls,
+          () => wss.clients.size,
+          () => {
+            for (const client of wss.clients) client.send(frame);
+          },
+        ),
+      );
+    loads.push(loadavg()[0]);
+    // Which goes first alternates, so neither always runs on a machine the other warmed.
+    if (pair % 2 === 0) {
+      await measureKeyway();
+      await measureBare();
+    } else {
+      await measureBare();
+      await measureKeyway();
+    }
+  }
+  await new Promise((resolve) => wss.close(resolve));
+  await app.close();
+  await database.close();
+
+  const median = (runs: Figures[], key: keyof Figures) =>
+    percentile(
+      runs.map((r) => r[key]),
+      50,
+    );
+  const row = (name: string, key: keyof Figures, unit: string, digits = 0, scale = 1) => {
+    const k = median(keyway, key) / scale;
+    const b = median(baseline, key) / scale;
     console.log(
       `  ${name.padEnd(30)} ${k.toFixed(digits).padStart(10)} ${b.toFixed(digits).padStart(10)} ${unit.padEnd(6)} ${(k / b).toFixed(2)}x`,
     );
+  };
   console.log(
-    `push: ${SOCKETS} sockets on one server, ${ROUNDS} pushes each fanned out to all of them (${database.kind}); clients in ${CHILDREN} processes`,
+    `push: ${SOCKETS} sockets on one server (one terminal token each), ${ROUNDS} pushes each fanned out to all of them (${database.kind}); clients in ${CHILDREN} processes; median of ${PAIRS} alternating rounds per server; load average ${percentile(loads, 50).toFixed(1)} (median of rounds; ${loadavg()[0].toFixed(1)} at the end)`,
   );
   console.log(
     `  ${"".padEnd(30)} ${"keyway".padStart(10)} ${"bare ws".padStart(10)} ${"".padEnd(6)} ratio`,
   );
-  row("sockets held", keyway.held, baseline.held, "");
-  row("connect rate", keyway.connectPerSecond, baseline.connectPerSecond, "/s");
-  row("fan-out call (median)", keyway.sendMedian, baseline.sendMedian, "ms", 1);
-  row("push -> socket p50", keyway.p50, baseline.p50, "ms", 1);
-  row("push -> socket p99", keyway.p99, baseline.p99, "ms", 1);
-  row("push -> last socket (median)", keyway.lastMedian, baseline.lastMedian, "ms", 1);
-  row("memory per socket", keyway.bytesPerSocket / 1024, baseline.bytesPerSocket / 1024, "KiB", 1);
+  row("sockets held", "held", "");
+  row("connect rate", "connectPerSecond", "/s");
+  row("fan-out call (median)", "sendMedian", "ms", 1);
+  row("push -> socket p50", "p50", "ms", 1);
+  row("push -> socket p99", "p99", "ms", 1);
+  row("push -> last socket (median)", "lastMedian", "ms", 1);
+  row("memory per socket", "bytesPerSocket", "KiB", 1, 1024);
   console.log(
     "  (latency: toUser() or the bare loop called -> frame read by a client process; connect rate includes Keyway's token check; memory: heap + Buffers after GC)",
   );

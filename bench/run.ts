@@ -3,14 +3,38 @@
  * to a baseline measured in the same run.
  * `npm run bench -- <tunnel|gateway> --deploy`: the same figures as deployed (docs/deploy.md:
  * nginx, two server processes, PostgreSQL, Redis, Mosquitto), beside the single-node ones.
+ * `npm run bench -- all`: every bench in sequence, each in a process of its own (docs/performance.md).
  */
+import { spawnSync } from "node:child_process";
+
 const name = process.argv[2];
 const deploy = process.argv.slice(3).includes("--deploy");
-const available = ["alarms", "devices", "gateway", "push", "reporting", "tunnel", "web"];
+const available = [
+  "alarms",
+  "devices",
+  "footprint",
+  "gateway",
+  "push",
+  "reporting",
+  "tunnel",
+  "web",
+];
 const deployable = ["gateway", "tunnel"];
+if (name === "all" && !deploy) {
+  // One process per bench: each starts its own servers and peers and exits when done.
+  let failed = 0;
+  for (const one of available) {
+    console.log(`\n== npm run bench -- ${one}`);
+    const result = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, one], {
+      stdio: "inherit",
+    });
+    if (result.status !== 0) failed++;
+  }
+  process.exit(failed ? 1 : 0);
+}
 if (!name || !available.includes(name) || (deploy && !deployable.includes(name))) {
   console.error(
-    `Usage: npm run bench -- <${available.join("|")}>\n       npm run bench -- <${deployable.join("|")}> --deploy`,
+    `Usage: npm run bench -- <${available.join("|")}|all>\n       npm run bench -- <${deployable.join("|")}> --deploy`,
   );
   process.exit(64);
 }
@@ -19,5 +43,3 @@ const bench = (await import(`./${name}.ts`)) as {
 };
 await bench.run({ deploy });
 process.exit(0);
-
-export {};

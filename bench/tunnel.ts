@@ -12,6 +12,7 @@ import { systemClock } from "../apps/server/src/infra/clock.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
 import { percentile } from "./stats.ts";
+import { startSsh } from "./tunnel-ssh.ts";
 
 export const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
 export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -28,7 +29,7 @@ export interface Figures {
   p99: number;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
   const address = server.address();
@@ -217,82 +218,81 @@ export const median = (list: Figures[]): Figures => ({
   ),
 });
 
+/** BENCH_PATHS=relay,ssh,direct: which paths run (all three by default; one for a profile). */
+const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,relay").split(",");
+
 /**
- * Remote access throughput and latency: a 1 GB download and small requests from a client
+ * Remote access throughput and latency: a 1 GiB download and small requests from a client
  * process to a target process (the device's web server) three ways — directly over loopback,
- * through two bare TCP pipe processes (the floor for a relay of this shape), and through the
+ * through OpenSSH's `ssh -R` (a private sshd and ssh, aes128-gcm: the peer), and through the
  * relay (server in this process, the real agent CLI in its own) with a visit cookie on a
  * visit host — in alternating rounds. Up to five processes share this machine's cores.
  * `--deploy` (bench/tunnel-deploy.ts): through nginx and two server processes instead.
  */
 export async function run(options: { deploy?: boolean } = {}) {
   if (options.deploy) return (await import("./tunnel-deploy.ts")).runDeploy();
+  const loadBefore = loadavg()[0];
   const target = await startTarget();
   const targetPort = target.port;
-  // The floor: two bare pipe processes where the server and the agent stand.
-  const pipes: ChildProcess[] = [];
-  let pipePort = targetPort;
-  for (let i = 0; i < 2; i++) {
-    const pipe = fork(
-      path.join(import.meta.dirname, "tunnel-pipe.ts"),
-      ["--to", String(pipePort)],
-      {
-        execArgv: ["--import", "tsx", ...PROFILE],
-        stdio: ["ignore", "pipe", "inherit", "ipc"],
-      },
-    );
-    pipes.push(pipe);
-    pipePort = (JSON.parse(await firstLine(pipe)) as { port: number }).port;
-  }
+  const ssh = PATHS.includes("ssh") ? await startSsh(targetPort, freePort) : null;
   const relayNode = await startSingleNode(targetPort);
   const { port } = relayNode;
 
+  // Server memory (this process) from the start of each relay run to its peak in it.
   let peakRss = 0;
-  const baseRss = process.memoryUsage().rss;
+  let baseRss = 0;
+  let sampling = false;
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss - baseRss);
-  }, 100);
-  // Rounds alternate the three paths so that each sees the same load on this shared machine;
-  // each figure is the median over the rounds.
-  const runs: Record<"relay" | "direct" | "bare", Figures[]> = { relay: [], direct: [], bare: [] };
+    if (sampling) peakRss = Math.max(peakRss, process.memoryUsage.rss() - baseRss);
+  }, 250);
+  // Rounds alternate the paths so that each sees the same load on this shared machine; each
+  // figure is the median over the rounds.
+  const runs: Record<"relay" | "direct" | "ssh", Figures[]> = { relay: [], direct: [], ssh: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
-    runs.bare.push(await client(`http://127.0.0.1:${pipePort}`));
-    runs.relay.push(
-      await client(`http://127.0.0.1:${port}`, [
-        "--host",
-        relayNode.host,
-        "--cookie",
-        relayNode.cookie,
-      ]),
-    );
+    if (PATHS.includes("direct")) runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
+    if (ssh) runs.ssh.push(await client(`http://127.0.0.1:${ssh.port}`));
+    if (PATHS.includes("relay")) {
+      baseRss = process.memoryUsage.rss();
+      sampling = true;
+      runs.relay.push(
+        await client(`http://127.0.0.1:${port}`, [
+          "--host",
+          relayNode.host,
+          "--cookie",
+          relayNode.cookie,
+        ]),
+      );
+      sampling = false;
+    }
   }
   clearInterval(sampler);
-  for (const pipe of pipes) pipe.kill("SIGTERM");
-  const relay = median(runs.relay);
-  const direct = median(runs.direct);
-  const bare = median(runs.bare);
+  ssh?.stop();
+  const none: Figures = { mbPerSecond: Number.NaN, p50: Number.NaN, p99: Number.NaN };
+  const pick = (list: Figures[]) => (list.length ? median(list) : none);
+  const relay = pick(runs.relay);
+  const direct = pick(runs.direct);
+  const peer = pick(runs.ssh);
 
   target.stop();
   await relayNode.stop();
 
-  const row = (name: string, r: number, d: number, b: number, unit: string, digits: number) =>
+  const row = (name: string, r: number, s: number, d: number, unit: string, digits: number) =>
     console.log(
-      `  ${name.padEnd(20)} ${r.toFixed(digits).padStart(9)} ${d.toFixed(digits).padStart(9)} ${b.toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r / d).toFixed(2).padStart(6)}x ${(r / b).toFixed(2).padStart(6)}x`,
+      `  ${name.padEnd(20)} ${r.toFixed(digits).padStart(9)} ${s.toFixed(digits).padStart(9)} ${d.toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r / s).toFixed(2).padStart(8)}x`,
     );
   console.log(
-    `tunnel: ${(BYTES / 1024 ** 3).toFixed(2)} GiB download and ${REQUESTS} small requests on one keep-alive connection, median of ${ROUNDS} alternating rounds; client, server (+ PGlite), agent and target in 4 processes; load average ${loadavg()[0].toFixed(1)}`,
+    `tunnel: ${(BYTES / 1024 ** 3).toFixed(2)} GiB download and ${REQUESTS} small requests on one keep-alive connection, median of ${ROUNDS} alternating rounds; Keyway: client, server (+ PGlite), agent, target; ssh: client, sshd, ssh -R (aes128-gcm), target; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
   );
   console.log(
-    `  ${"".padEnd(20)} ${"relay".padStart(9)} ${"direct".padStart(9)} ${"2 pipes".padStart(9)} ${"".padEnd(5)} ${"/direct".padStart(7)} ${"/pipes".padStart(7)}`,
+    `  ${"".padEnd(20)} ${"Keyway".padStart(9)} ${"ssh -R".padStart(9)} ${"direct".padStart(9)} ${"".padEnd(5)} ${"Keyway/ssh".padStart(9)}`,
   );
-  row("throughput", relay.mbPerSecond, direct.mbPerSecond, bare.mbPerSecond, "MB/s", 0);
-  row("small request p50", relay.p50, direct.p50, bare.p50, "ms", 3);
-  row("small request p99", relay.p99, direct.p99, bare.p99, "ms", 3);
+  row("throughput", relay.mbPerSecond, peer.mbPerSecond, direct.mbPerSecond, "MB/s", 0);
+  row("small request p50", relay.p50, peer.p50, direct.p50, "ms", 3);
+  row("small request p99", relay.p99, peer.p99, direct.p99, "ms", 3);
   console.log(
-    `  added latency: p50 +${(relay.p50 - direct.p50).toFixed(3)} ms (two bare pipes: +${(bare.p50 - direct.p50).toFixed(3)} ms), p99 +${(relay.p99 - direct.p99).toFixed(3)} ms; server RSS growth during the relay run: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
+    `  added small-request p50 over direct: Keyway +${(relay.p50 - direct.p50).toFixed(3)} ms, ssh +${(peer.p50 - direct.p50).toFixed(3)} ms; p99 Keyway +${(relay.p99 - direct.p99).toFixed(3)} ms, ssh +${(peer.p99 - direct.p99).toFixed(3)} ms`,
   );
   console.log(
-    '  "2 pipes": the same client and target with two bare TCP pipe processes between them, where the server and the agent stand: the floor for any relay of this shape on this machine',
+    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,
   );
 }

@@ -332,6 +332,8 @@ export async function runDoc(
       detached: true,
     });
     const output = collectOutput(child);
+    // The shell may end before it reads its input (EPIPE): its exit code below is what counts.
+    child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
     const [code] = await once(child, "close");
     if (code !== 0)

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `keyway-agent` (`npx keyway-agent run ...`): the built agent, dist/cli.js (`npm run build`),
-// when it is there and no source is newer; otherwise the TypeScript sources through tsx, a
-// devDependency that a workspace checkout has, so that a changed source is never run stale.
+// `keyway-agent` (`npx keyway-agent run ...`): the bundled agent, dist/keyway-agent.mjs
+// (`npm run build -w @keyway/agent`), when it is there and no source is newer; otherwise the
+// TypeScript sources through tsx, a devDependency that a workspace checkout has, so that a
+// changed source is never run stale.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 const app = path.resolve(import.meta.dirname, "..");
-const built = path.join(app, "dist/cli.js");
+const built = path.join(app, "dist/keyway-agent.mjs");
 
 /** The newest modification time of the files under `dir` (0 when there are none). */
 function newest(dir) {
@@ -39,5 +40,5 @@ if (fresh || !(await fromSources())) {
     console.error("keyway-agent: not built, and tsx is not installed: run npm run build");
     process.exit(1);
   }
-  await import("../dist/cli.js");
+  await import("../dist/keyway-agent.mjs");
 }

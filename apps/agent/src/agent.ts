@@ -245,6 +245,9 @@ export class Agent {
       connectTimeout: 10_000,
       // Reconnects are ours (exponential back-off); every attempt gets a fresh client.
       reconnectPeriod: 0,
+      // mqtt-packet's default pre-builds a Buffer for each of the 65 536 packet ids (6 MiB,
+      // a third of an idle agent's heap); a device sends a few packets a minute.
+      writeCache: false,
       will: {
         topic: this.topics.state,
         payload: Buffer.from(JSON.stringify(offline)),

@@ -1,15 +1,17 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { env } from "node:process";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoAgentCommand } from "../../../scripts/demo-agent.mjs";
 import { DEMO_ACCOUNTS } from "../../server/src/seed.ts";
+import { AGENT_BUNDLE, buildAgent } from "../build.mjs";
 import {
   type AgentProcess,
   freePort,
   hmiStatus,
   kill9,
+  ROOT,
   signal,
   spawnAgent,
   until,
@@ -20,8 +22,9 @@ import {
  * on its embedded defaults (PGlite in a fresh data directory, embedded broker, DEMO on),
  * which seeds the demo device and writes its credentials to demo-agent.json; then the
  * simulated agent started from that file as start.mjs starts it (scripts/demo-agent.mjs:
- * the secret in its environment). A newcomer logging in as the demo user sees the device
- * online, and the agent's command line does not show the secret. (start.mjs itself is not spawned: it may rebuild
+ * the secret in its environment), as the bundle a device runs (dist/keyway-agent.mjs, built
+ * here from the current sources). A newcomer logging in as the demo user sees the device
+ * online, its tunnel is up, and the agent's command line does not show the secret. (start.mjs itself is not spawned: it may rebuild
  * the web app first, which tells nothing here; the CI boot check runs it whole.)
  */
 
@@ -39,6 +42,11 @@ function embeddedEnv(extra: Record<string, string>): Record<string, string> {
   }
   return { ...keep, ...extra };
 }
+
+const bundle = relative(ROOT, AGENT_BUNDLE);
+beforeAll(async () => {
+  await buildAgent();
+});
 
 afterAll(async () => {
   // The server gets SIGTERM (it closes PGlite cleanly); anything left is killed.
@@ -81,8 +89,8 @@ describe("npm start's demo set-up", { timeout: 240_000 }, () => {
     await until(() => server.text().includes("Demo login"), { log });
     expect(server.text()).toContain(`embedded PGlite in ${dataDir}`);
 
-    // start.mjs's agent, started by the same function (scripts/demo-agent.mjs).
-    const { args, env: agentEnv } = demoAgentCommand({ demo, hmiPort, dataDir });
+    // start.mjs's agent, started by the same function (scripts/demo-agent.mjs), bundled.
+    const { args, env: agentEnv } = demoAgentCommand({ demo, hmiPort, dataDir, program: [bundle] });
     const agent = await spawnAgent(args, {
       command: [process.execPath],
       env: agentEnv,
@@ -119,11 +127,13 @@ describe("npm start's demo set-up", { timeout: 240_000 }, () => {
     expect(listed).toHaveLength(1);
     expect(JSON.stringify(listed[0])).toContain(demo.machineCode);
     expect((await hmiStatus(agent)).connection).toBe("online");
+    // Remote access: the bundle's tunnel to the server is up too.
+    await until(() => agent.text().includes("tunnel: connecting -> online"), { log });
 
     // Online, so the secret reached it; yet not on its command line, which every local user
     // can read (ps). The pid is the agent's own node process (no npx or shell between).
     const cmdline = readFileSync(`/proc/${agent.child.pid}/cmdline`, "utf8").split("\0");
-    expect(cmdline).toContain("apps/agent/src/cli.ts");
+    expect(cmdline).toContain(bundle);
     expect(cmdline).toContain(demo.machineCode);
     expect(cmdline.join(" ")).not.toContain(demo.deviceSecret);
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,14 +8,16 @@ import {
   decodeFrame,
   encodeFrame,
   TUNNEL_CLOSE,
+  TUNNEL_FRAME,
   TUNNEL_MAX_DATA,
+  TUNNEL_PROTOCOL,
   TUNNEL_RESET,
   type TunnelFrame,
 } from "@keyway/protocol";
-import { TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
+import type { TunnelMux, TunnelStream } from "@keyway/protocol/mux";
+import { type TunnelSocketLink, tunnelOverSocket } from "@keyway/protocol/tunnel-socket";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type WebSocket, WebSocketServer } from "ws";
 import {
   HOSTILE_ID_MIN,
   hostileFrame,
@@ -23,8 +26,8 @@ import {
 import { type AgentProcess, freePort, kill9, spawnAgent, until } from "./testing.ts";
 
 /**
- * A hostile cloud: the real `keyway-agent run` as a child process dials a local WebSocket
- * server posing as `/tunnel`, which speaks the protocol through the real mux on one stream
+ * A hostile cloud: the real `keyway-agent run` as a child process dials a local HTTP server
+ * posing as `/tunnel` (upgraded to TUNNEL_PROTOCOL), which speaks the protocol through the real mux on one stream
  * (to an echo server on the device's "LAN") and sends random and malformed frames around it.
  * The agent must stay up, keep its memory, keep the sound stream working, and drop and
  * re-dial a link only when the link itself is broken.
@@ -50,7 +53,9 @@ function seen(frame: TunnelFrame | null): Seen | null {
 
 /** One `/tunnel` connection of the agent, as the fake cloud holds it. */
 interface Link {
-  ws: WebSocket;
+  carrier: TunnelSocketLink;
+  /** Sends one frame as it is (length-prefixed by the carrier). */
+  send(frame: Uint8Array): void;
   mux: TunnelMux;
   /** Every frame the agent sent, in short (null: one that did not parse). */
   seen: Array<Seen | null>;
@@ -61,7 +66,7 @@ interface Link {
 
 let agent: AgentProcess;
 let dataDir: string;
-let cloud: WebSocketServer;
+let cloud: HttpServer;
 let echo: Server;
 let echoPort: number;
 /** Accepts and never reads: the agent's stream to it backs up. */
@@ -79,7 +84,7 @@ function rss(): number {
 }
 
 async function nextLink(after: number): Promise<Link> {
-  await until(() => links.length > after && links[links.length - 1].ws.readyState === 1, {
+  await until(() => links.length > after && !links[links.length - 1].carrier.closed, {
     log: agent.text,
   });
   return links[links.length - 1];
@@ -124,37 +129,39 @@ beforeAll(async () => {
   echoPort = (echo.address() as { port: number }).port;
   sinkPort = (sink.address() as { port: number }).port;
 
-  cloud = new WebSocketServer({ port: 0, host: "127.0.0.1", path: "/tunnel" });
-  cloud.on("connection", (ws, request) => {
+  cloud = createHttpServer((_request, response) => response.writeHead(426).end());
+  cloud.on("upgrade", (request, socket, head) => {
+    expect(request.url).toBe("/tunnel");
+    expect(request.headers.upgrade).toBe(TUNNEL_PROTOCOL);
     expect(request.headers.authorization).toBe(
       `Basic ${Buffer.from("FUZZ0001:fuzz-secret").toString("base64")}`,
     );
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${TUNNEL_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`,
+    );
+    let closedWith: (code: number) => void = () => {};
+    const carrier = tunnelOverSocket(socket, {
+      head,
+      onViolation: (reason) => link.violations.push(reason),
+      // Every whole frame of the agent's but its DATA (which the tests do not look at).
+      onFrame: (bytes) => {
+        if (bytes[0] !== TUNNEL_FRAME.close) link.seen.push(seen(decodeFrame(bytes)));
+      },
+      onClose: (code) => closedWith(code),
+    });
     const link: Link = {
-      ws,
+      carrier,
+      send: (frame) => carrier.sendFrame(frame),
       seen: [],
       violations: [],
-      closed: new Promise((done) => ws.once("close", (code) => done(code))),
-      mux: new TunnelMux({
-        link: {
-          send: (frame, done) => {
-            if (ws.readyState !== ws.OPEN) return done(new Error("closed"));
-            ws.send(frame, { binary: true }, done);
-          },
-        },
-        onViolation: (reason) => link.violations.push(reason),
+      closed: new Promise((done) => {
+        closedWith = done;
       }),
+      mux: carrier.mux,
     };
-    ws.on("message", (data, isBinary) => {
-      const bytes = data as Buffer;
-      link.seen.push(isBinary ? seen(decodeFrame(bytes)) : null);
-      if (isBinary) link.mux.receive(bytes);
-      else link.violations.push("text");
-    });
-    ws.on("close", () => link.mux.close());
-    ws.on("error", () => {});
     links.push(link);
   });
-  await new Promise<void>((done) => cloud.once("listening", () => done()));
+  await new Promise<void>((done) => cloud.listen(0, "127.0.0.1", () => done()));
   const cloudPort = (cloud.address() as { port: number }).port;
 
   dataDir = mkdtempSync(join(tmpdir(), "kw-fuzz-agent-"));
@@ -205,7 +212,7 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
       fc.asyncProperty(
         fc.array(hostileFrame(targets, true), { minLength: 50, maxLength: 150 }),
         async (frames) => {
-          for (const frame of frames) link.ws.send(frame, { binary: true });
+          for (const frame of frames) link.send(frame);
           sent += frames.length;
           // The echo comes back after the agent has taken every frame sent before it.
           expect(await roundTrip(sound, 200)).toBe(true);
@@ -217,7 +224,7 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
     expect(sent).toBeGreaterThan(3000);
     // The same link all along: nothing here breaks the link itself.
     expect(links[links.length - 1]).toBe(link);
-    expect(link.ws.readyState).toBe(link.ws.OPEN);
+    expect(link.carrier.closed).toBe(false);
     // Whatever came back parsed, and our mux found nothing to complain about.
     expect(link.seen).not.toContain(null);
     expect(link.violations).toEqual([]);
@@ -230,9 +237,7 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
     const link = await nextLink(0);
     const id = HOSTILE_ID_MIN + 500;
     const frames = () => link.seen.filter((f) => f?.id === id);
-    link.ws.send(
-      encodeFrame({ type: "open", id, window: 1024, host: "127.0.0.1", port: sinkPort }),
-    );
+    link.send(encodeFrame({ type: "open", id, window: 1024, host: "127.0.0.1", port: sinkPort }));
     await until(() => frames().some((f) => f?.type === "opened"), { log: agent.text });
     // Credit ignored: data goes on until the agent says no. The sink reads nothing, so once
     // the sockets' buffers are full only the stream's window stands between the cloud and the
@@ -240,7 +245,7 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
     const chunk = new Uint8Array(TUNNEL_MAX_DATA).fill(7);
     let total = 0;
     while (!frames().some((f) => f?.type === "reset") && total < 256 * MiB) {
-      for (let i = 0; i < 16; i++) link.ws.send(encodeFrame({ type: "data", id, data: chunk }));
+      for (let i = 0; i < 16; i++) link.send(encodeFrame({ type: "data", id, data: chunk }));
       total += 16 * chunk.byteLength;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -256,15 +261,28 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          malformedFrame.map((bytes) => ({ bytes, text: false })),
-          fc.string({ maxLength: 50 }).map((s) => ({ bytes: Buffer.from(s), text: true })),
+          malformedFrame.map((bytes) => ({ bytes, raw: false })),
+          // What no frame is on the socket: a length shorter than a frame's header, or one
+          // above the largest frame (refused before anything is held).
+          fc
+            .oneof(
+              fc.integer({ min: 0, max: 4 }),
+              fc.integer({ min: 2 * MiB + 1, max: 0xffff_ffff }),
+            )
+            .map((length) => {
+              const bytes = Buffer.alloc(9);
+              bytes.writeUInt32BE(length, 0);
+              bytes[4] = TUNNEL_FRAME.data;
+              return { bytes, raw: true };
+            }),
         ),
-        async ({ bytes, text }) => {
+        async ({ bytes, raw }) => {
           const count = links.length;
           const link = await nextLink(count - 1);
           const sound = await openEcho(link);
           expect(await roundTrip(sound)).toBe(true);
-          link.ws.send(bytes, { binary: !text });
+          if (raw) link.carrier.socket.write(bytes);
+          else link.send(bytes);
           expect(await link.closed).toBe(TUNNEL_CLOSE.protocol);
           expect(sound.destroyed).toBe(true);
           // A new link, and the device is reachable again through it.
@@ -285,17 +303,17 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
     const link = await nextLink(count - 1);
     const before = rss();
     // Pings whose pongs nobody reads: the agent must not queue them without end.
-    (link.ws as unknown as { _socket: Socket })._socket.pause();
+    link.carrier.socket.pause();
     const ping = encodeFrame({ type: "ping", data: new Uint8Array(64) });
     for (let round = 0; round < 40 && links.length === count; round++) {
-      for (let i = 0; i < 10_000; i++) link.ws.send(ping);
+      for (let i = 0; i < 10_000; i++) link.send(ping);
       await new Promise((r) => setTimeout(r, 20));
     }
     // The agent gave the link up and dialled again.
     const next = await nextLink(count);
     expect(alive()).toBe(true);
     expect(rss() - before).toBeLessThan(64 * MiB);
-    link.ws.terminate();
+    link.carrier.terminate();
     const sound = await openEcho(next);
     expect(await roundTrip(sound)).toBe(true);
     sound.destroy();

@@ -1,13 +1,17 @@
+import { type ClientRequest, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import {
   formatTarget,
   TUNNEL_CLOSE,
   TUNNEL_PING_MS,
+  TUNNEL_PROTOCOL,
   TUNNEL_RESET,
   type TunnelTarget,
 } from "@keyway/protocol";
-import { TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
-import { WebSocket } from "ws";
+import type { TunnelStream } from "@keyway/protocol/mux";
+import { type TunnelSocketLink, tunnelOverSocket } from "@keyway/protocol/tunnel-socket";
 import { backoffDelay } from "./backoff.ts";
 
 export type TunnelState = "stopped" | "connecting" | "online" | "offline";
@@ -30,15 +34,16 @@ export interface TunnelClientOptions {
 }
 
 /**
- * The agent's remote-access link: one outbound WebSocket to the cloud's `/tunnel`
- * (authenticated by machine code + device secret), kept up with back-off like MQTT. The cloud
+ * The agent's remote-access link: one outbound connection to the cloud's `/tunnel`
+ * (authenticated by machine code + device secret, upgraded to TUNNEL_PROTOCOL), kept up with
+ * back-off like MQTT. The cloud
  * asks for streams; the agent connects each to a target on its LAN only when the target is
  * on its allow-list (the default target always is) and pipes bytes both ways, with the
  * tunnel's credit windows as backpressure.
  */
 export class TunnelClient {
-  private socket: WebSocket | undefined;
-  private mux: TunnelMux | undefined;
+  private request: ClientRequest | undefined;
+  private link: TunnelSocketLink | undefined;
   private state: TunnelState = "stopped";
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -69,7 +74,7 @@ export class TunnelClient {
       tunnel: this.state,
       target: this.defaultTarget,
       allow: [...this.allowed],
-      streams: this.mux?.size ?? 0,
+      streams: this.link?.mux.size ?? 0,
       opened: this.opened,
       refused: this.refused,
     };
@@ -86,20 +91,21 @@ export class TunnelClient {
     this.setState("stopped");
     clearTimeout(this.reconnectTimer);
     clearInterval(this.pingTimer);
-    this.mux?.close();
-    const socket = this.socket;
-    this.socket = undefined;
-    if (!socket) return;
+    this.request?.destroy();
+    this.request = undefined;
+    const link = this.link;
+    this.link = undefined;
+    if (!link || link.socket.destroyed) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        socket.terminate();
+        link.terminate();
         resolve();
       }, 2000);
-      socket.once("close", () => {
+      link.socket.once("close", () => {
         clearTimeout(timer);
         resolve();
       });
-      socket.close(1001, "agent stopping");
+      link.close(1001, "agent stopping");
     });
   }
 
@@ -109,30 +115,90 @@ export class TunnelClient {
     this.state = next;
   }
 
+  /**
+   * Dials `/tunnel` and asks for TUNNEL_PROTOCOL: an HTTP/1.1 upgrade (through any proxy that
+   * passes upgrades, like WebSockets) after which the socket carries the frames themselves.
+   */
   private connect(): void {
     if (this.state === "stopped") return;
     const credentials = Buffer.from(`${this.options.code}:${this.options.secret}`).toString(
       "base64",
     );
-    const socket = new WebSocket(this.options.url, {
-      headers: { authorization: `Basic ${credentials}` },
-      perMessageDeflate: false,
-      // Masking keeps a client's payload from looking like HTTP to a proxy that reads the
-      // stream; under TLS nobody between us and the cloud reads it, so the per-byte XOR and
-      // the copy it needs are skipped with an all-zero key (docs/architecture/remote-access.md).
-      generateMask: this.options.url.startsWith("wss:") ? (mask) => mask.fill(0) : undefined,
-      handshakeTimeout: 10_000,
-      maxPayload: 1024 * 1024,
-    });
-    this.socket = socket;
-    this.refusedLogged = 0;
-    const mux = new TunnelMux({
-      link: {
-        send: (frame, done) => {
-          if (socket.readyState !== socket.OPEN) return done(new Error("tunnel closed"));
-          socket.send(frame, { binary: true }, done);
-        },
+    const url = new URL(this.options.url);
+    const secure = url.protocol === "wss:" || url.protocol === "https:";
+    const request = (secure ? httpsRequest : httpRequest)({
+      host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: url.port || (secure ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      headers: {
+        host: url.host,
+        authorization: `Basic ${credentials}`,
+        connection: "Upgrade",
+        upgrade: TUNNEL_PROTOCOL,
       },
+      agent: false,
+    });
+    this.request = request;
+    this.refusedLogged = 0;
+    let settled = false;
+    const handshake = setTimeout(() => request.destroy(new Error("handshake timed out")), 10_000);
+    const failed = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(handshake);
+      if (this.request !== request || this.state === "stopped") return;
+      this.request = undefined;
+      this.setState("offline");
+      this.scheduleReconnect();
+    };
+    request.on("upgrade", (response, socket, head) => {
+      settled = true;
+      clearTimeout(handshake);
+      if (this.request !== request || this.state === "stopped") return void socket.destroy();
+      this.request = undefined;
+      if (String(response.headers.upgrade).toLowerCase() !== TUNNEL_PROTOCOL) {
+        this.log(`tunnel refused by the cloud: it upgraded to ${response.headers.upgrade}`);
+        socket.destroy();
+        this.setState("offline");
+        this.scheduleReconnect();
+        return;
+      }
+      this.up(socket, head);
+    });
+    request.on("response", (response) => {
+      const status = response.statusCode ?? 0;
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (d: string) => {
+        if (body.length < 300) body += d;
+      });
+      response.on("end", () => {
+        this.log(
+          `tunnel refused by the cloud: HTTP ${status}` +
+            (status === 401 ? " (check --code and --secret)" : "") +
+            (status === 426
+              ? ` (${body
+                  .trim()
+                  .replace(/[^\x20-\x7e]/g, "?")
+                  .slice(0, 200)})`
+              : "") +
+            (status === 400 ? " (a cloud older than this agent's tunnel protocol?)" : ""),
+        );
+        failed();
+      });
+      response.on("error", failed);
+    });
+    request.on("error", (error) => {
+      this.log(`tunnel error: ${error.message}`);
+      failed();
+    });
+    request.on("close", failed);
+    request.end();
+  }
+
+  private up(socket: Duplex, head: Buffer): void {
+    const link: TunnelSocketLink = tunnelOverSocket(socket, {
+      head,
       onOpen: (stream, target) => this.onOpen(stream, target),
       // The cloud answers pings: it speaks the protocol, the back-off starts afresh.
       onPong: () => {
@@ -143,54 +209,35 @@ export class TunnelClient {
       onViolation: (reason) => {
         this.log(`tunnel: protocol error from the cloud (${reason}); reconnecting`);
         this.violations = Math.min(this.violations + 1, 30);
-        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
-        // A peer that does not complete the closing handshake is not waited for.
-        setTimeout(() => socket.terminate(), 2000).unref();
+        link.close(TUNNEL_CLOSE.protocol, "bad frame");
+      },
+      onClose: (code) => {
+        if (this.link !== link || this.state === "stopped") return;
+        clearInterval(this.pingTimer);
+        this.link = undefined;
+        if (code === TUNNEL_CLOSE.replaced) this.log("tunnel replaced by a newer connection");
+        this.setState("offline");
+        this.scheduleReconnect();
       },
     });
-    this.mux = mux;
-
-    socket.on("open", () => {
-      if (this.socket !== socket) return;
-      this.attempt = this.violations;
-      this.setState("online");
-      mux.send({
-        type: "hello",
-        hello: {
-          version: this.options.version ?? "",
-          target: this.defaultTarget,
-          allow: [...this.allowed],
-        },
-      });
-      clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => {
-        // Three silent periods: the path to the cloud is dead even if TCP has not noticed.
-        if (Date.now() - mux.lastHeard > TUNNEL_PING_MS * 3) socket.terminate();
-        else mux.ping();
-      }, TUNNEL_PING_MS);
+    this.link = link;
+    const { mux } = link;
+    this.attempt = this.violations;
+    this.setState("online");
+    mux.send({
+      type: "hello",
+      hello: {
+        version: this.options.version ?? "",
+        target: this.defaultTarget,
+        allow: [...this.allowed],
+      },
     });
-    socket.on("message", (data, isBinary) => {
-      if (isBinary) mux.receive(data as Buffer);
-      else mux.violation("a text message");
-    });
-    socket.on("unexpected-response", (_request, response) => {
-      this.log(
-        `tunnel refused by the cloud: HTTP ${response.statusCode}` +
-          (response.statusCode === 401 ? " (check --code and --secret)" : ""),
-      );
-      response.resume();
-      socket.terminate();
-    });
-    socket.on("error", (error) => this.log(`tunnel error: ${error.message}`));
-    socket.on("close", (code) => {
-      mux.close();
-      if (this.socket !== socket || this.state === "stopped") return;
-      clearInterval(this.pingTimer);
-      this.socket = undefined;
-      if (code === TUNNEL_CLOSE.replaced) this.log("tunnel replaced by a newer connection");
-      this.setState("offline");
-      this.scheduleReconnect();
-    });
+    clearInterval(this.pingTimer);
+    this.pingTimer = setInterval(() => {
+      // Three silent periods: the path to the cloud is dead even if TCP has not noticed.
+      if (Date.now() - mux.lastHeard > TUNNEL_PING_MS * 3) link.terminate();
+      else mux.ping();
+    }, TUNNEL_PING_MS);
   }
 
   private scheduleReconnect(): void {

@@ -16,7 +16,7 @@ import { registerEnvelope } from "./http/envelope.ts";
 import { CheckFailed, healthRoutes } from "./http/health.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
-import { registerRequestId, requestIdOf } from "./http/requestId.ts";
+import { registerRequestId, requestIdOf, requestLog } from "./http/requestId.ts";
 import { routesOn } from "./http/routes.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
 import { serveWeb } from "./http/web.ts";
@@ -120,7 +120,7 @@ export async function buildApp(deps: AppDeps) {
   // the HTTP server ahead of Fastify, and in an onRequest hook for upgrades and inject().
   let relay: ReturnType<typeof createRelay> | undefined;
   const app: FastifyInstance = Fastify({
-    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    logger: deps.logger ?? requestLog(config.LOG_LEVEL),
     // Every log line of a request carries its id (the caller's X-Request-Id when well-formed).
     genReqId: requestIdOf,
     // Only the configured proxies may name the client (per-IP limits, terminal IPs).
@@ -244,7 +244,11 @@ export async function buildApp(deps: AppDeps) {
     endOtherSessions: (caller) => accounts.endOtherSessions(caller, LOGOUT_REASON.twoFactorEnabled),
   });
   const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
-  const push = createPushHub({ events, authenticate: accounts.authenticate, log: app.log });
+  const push = createPushHub({
+    events,
+    authenticateMany: accounts.authenticateMany,
+    log: app.log,
+  });
   push.register(app);
   await redisBus?.ready().catch(async (error) => {
     await redisBus.close();

@@ -52,6 +52,12 @@ function own(data: Uint8Array): Buffer {
 export interface TunnelLink {
   /** Sends one binary message; `done` once it has left the process (or failed). */
   send(frame: Uint8Array, done: (error?: Error) => void): void;
+  /**
+   * Sends a DATA frame of `data` without first copying it into a frame of its own (a
+   * socket carrier writes a header and the payload in one gathered write). Absent: the
+   * frame is built and sent with send().
+   */
+  sendData?(id: number, data: Uint8Array, done: (error?: Error) => void): void;
 }
 
 export class TunnelError extends Error {
@@ -179,6 +185,21 @@ export class TunnelMux {
     });
   }
 
+  /** @internal A DATA frame: bounded by the peer's credit, so not counted as control. */
+  sendData(id: number, data: Uint8Array): void {
+    if (this.closedWith) return;
+    const size = data.byteLength + 5;
+    this.pending += size;
+    const done = () => {
+      this.pending -= size;
+      if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
+        for (const wake of this.drainWaiters.splice(0)) wake();
+      }
+    };
+    if (this.link.sendData) this.link.sendData(id, data, done);
+    else this.link.send(encodeData(id, data), done);
+  }
+
   /** @internal Whether writers should wait for the link to drain. */
   congested(): boolean {
     return this.pending > this.highWater && !this.closedWith;
@@ -267,6 +288,22 @@ export class TunnelMux {
       else this.dispatch(frame);
     } catch (error) {
       // A bug of ours on some frame: the link goes, the process stays.
+      this.violation(`frame not handled: ${error instanceof Error ? error.message : error}`);
+    }
+    return !this.closedWith;
+  }
+
+  /**
+   * Takes DATA bytes for stream `id` that a carrier has already framed (the socket carrier
+   * hands over a frame's payload as it arrives, in as many pieces as the reads cut it into;
+   * the window counts bytes, so pieces need no joining). Same contract as receive().
+   */
+  receiveData(id: number, data: Uint8Array): boolean {
+    if (this.closedWith) return false;
+    this.lastHeard = Date.now();
+    try {
+      this.streams.get(id)?.onData(data);
+    } catch (error) {
       this.violation(`frame not handled: ${error instanceof Error ? error.message : error}`);
     }
     return !this.closedWith;
@@ -566,7 +603,7 @@ export class TunnelStream extends Duplex {
     if (!p || !this.opened || this.destroyed) return;
     while (p.offset < p.chunk.byteLength && this.sendCredit > 0) {
       const size = Math.min(TUNNEL_MAX_DATA, this.sendCredit, p.chunk.byteLength - p.offset);
-      this.mux.sendFrame(encodeData(this.id, p.chunk.subarray(p.offset, p.offset + size)), false);
+      this.mux.sendData(this.id, p.chunk.subarray(p.offset, p.offset + size));
       p.offset += size;
       this.sendCredit -= size;
       this.bytesOut += size;

@@ -33,6 +33,17 @@ import { z } from "zod";
 
 export const TUNNEL_PATH = "/tunnel";
 
+/**
+ * The carrier of current agents: `GET /tunnel` with `Upgrade: keyway-tunnel/2` (HTTP/1.1, no
+ * WebSocket), after which the raw socket (TLS under wss/https) carries length-prefixed frames
+ * (`tunnelSocket.ts`): `u32 length | frame`. No per-byte masking, and DATA payloads are
+ * written and read in place. The number is the wire version: a server answers any other
+ * `keyway-tunnel/N` with 426 and the version it speaks. Agents of version 1 (WebSocket,
+ * one frame per binary message) are still accepted on the same path.
+ */
+export const TUNNEL_PROTOCOL = "keyway-tunnel/2";
+export const TUNNEL_PROTOCOL_NAME = "keyway-tunnel";
+
 /** Frame types. */
 export const TUNNEL_FRAME = {
   open: 1,
@@ -44,6 +55,11 @@ export const TUNNEL_FRAME = {
   ping: 7,
   pong: 8,
   hello: 9,
+  /**
+   * Socket carrier only (stream 0): u16 code (TUNNEL_CLOSE), UTF-8 reason; the sender closes
+   * the link. A WebSocket link uses WebSocket close frames instead.
+   */
+  close: 10,
 } as const;
 
 /** Reasons of a `reset`. */

@@ -45,12 +45,31 @@ const optionalGroupId = idOrZeroField.optional();
 
 // ---- Personal devices ----
 
+/**
+ * SPEC §7 paging of the device lists: a client that sends no page gets the first page of
+ * 5000; a bigger page is refused (docs/architecture/devices.md#personal-lists).
+ */
+const deviceListPageSize = pageField.max(PAGE_SIZE.deviceLists, { error: "v.page" });
+const deviceListPage = {
+  page: pageField.default(1),
+  pageSize: deviceListPageSize.default(PAGE_SIZE.deviceLists),
+};
+
 export const machineSelectBody = z.object({
   terminalID: optionalText(64),
   version: optionalText(32),
   groupId: optionalGroupId,
   search: optionalText(40),
+  ...deviceListPage,
 });
+
+/** A page of a device list: `list` and `total`, and the page it is (SPEC §7 paging). */
+export interface DeviceListPage {
+  list: Machine[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
 
 export const machineAddBody = z.object({
   machineName: machineNameField,
@@ -83,18 +102,10 @@ export const deviceIdQuery = z.object({ deviceId: idField });
  */
 export const deviceDetailPageBody = z.object({
   page: pageField.default(1),
-  pageSize: pageField.max(PAGE_SIZE.deviceLists).default(20),
+  pageSize: deviceListPageSize.default(20),
   groupId: optionalGroupId,
   search: optionalText(40),
 });
-
-/** A page of details: the list's `list` and `total` plus the page asked for. */
-export interface DeviceDetailPage {
-  list: Machine[];
-  total: number;
-  page: number;
-  pageSize: number;
-}
 
 // ---- State, location and cloud switch ----
 
@@ -193,8 +204,7 @@ export const eidBody = z.object({ eid: idField });
 
 export const enterpriseDeviceListBody = z.object({
   eid: idField,
-  page: pageField.default(1),
-  pageSize: pageField.max(PAGE_SIZE.deviceLists).default(PAGE_SIZE.deviceLists),
+  ...deviceListPage,
   groupId: optionalGroupId,
   search: optionalText(40),
   version: optionalText(32),

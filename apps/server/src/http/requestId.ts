@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
+import pino from "pino";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
@@ -24,4 +25,14 @@ export function registerRequestId(app: FastifyInstance) {
   app.addHook("onRequest", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+}
+
+/**
+ * The server's log at LOG_LEVEL: pino's JSON lines on stdout, written asynchronously — a
+ * synchronous write per line made each request wait for the terminal or the journal. What
+ * is still buffered is written when the process exits (pino flushes on exit).
+ */
+export function requestLog(level: string) {
+  if (level === "silent") return { level };
+  return { level, stream: pino.destination({ dest: 1, sync: false }) };
 }

@@ -13,8 +13,8 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 2
     running = true;
     try {
       while (queue.length) {
-        const batch = queue.slice(0, max);
-        queue = queue.slice(batch.length);
+        const batch = queue.length <= max ? queue : queue.slice(0, max);
+        queue = batch === queue ? [] : queue.slice(max);
         try {
           const results = await flush(batch.map((b) => b.item));
           for (const [i, b] of batch.entries()) b.resolve(results[i]);

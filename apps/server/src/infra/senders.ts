@@ -1,4 +1,7 @@
+import { connect, type Socket } from "node:net";
 import nodemailer from "nodemailer";
+import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
+import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import type { SmsProvider } from "./sms.ts";
 
 /**
@@ -30,6 +33,51 @@ export interface Senders {
 }
 
 /**
+ * SMTP through a pool of a few connections, each carrying many messages (a burst of alarm
+ * e-mails must not open one connection per message: docs/architecture/alarms.md). The URL's
+ * own `pool`, `maxConnections` or `maxMessages` parameters win.
+ */
+function smtpTransport(smtpUrl: string) {
+  const options = {
+    pool: true,
+    maxConnections: 4,
+    maxMessages: 1000,
+    ...parseConnectionUrl(smtpUrl),
+  };
+  return nodemailer.createTransport({ ...options, getSocket: noDelaySocket } as SMTPPool.Options);
+}
+
+/**
+ * The pool's sockets, without Nagle's algorithm: nodemailer writes a message's end in a
+ * second small write, which Nagle holds until the server's delayed ACK (~40 ms a message,
+ * measured). The connection is then handed to nodemailer (TLS on top for smtps).
+ */
+function noDelaySocket(
+  options: SMTPPool.Options,
+  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void,
+) {
+  let answered = false;
+  const answer = (error: Error | null, socket?: Socket) => {
+    if (answered) return;
+    answered = true;
+    callback(error, socket && { connection: socket });
+  };
+  const socket = connect({
+    host: options.host ?? "localhost",
+    port: Number(options.port) || (options.secure ? 465 : 587),
+    noDelay: true,
+  });
+  socket.once("error", (error) => answer(error));
+  socket.setTimeout(options.connectionTimeout ?? 120_000, () =>
+    socket.destroy(new Error("SMTP connection timeout")),
+  );
+  socket.once("connect", () => {
+    socket.setTimeout(0);
+    answer(null, socket);
+  });
+}
+
+/**
  * `smsProvider`: the SMS_PROVIDER adapter set up with the verification-code template; none
  * (or a local one) keeps codes in the outbox.
  */
@@ -38,7 +86,7 @@ export function createSenders(opts: {
   mailFrom: string;
   smsProvider?: SmsProvider | null;
 }): Senders {
-  const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  const transport = opts.smtpUrl ? smtpTransport(opts.smtpUrl) : null;
   const provider = opts.smsProvider && !opts.smsProvider.local ? opts.smsProvider : null;
   return {
     email: transport

@@ -36,6 +36,8 @@ export type ManualLocationPayload = ParsedInputOf<typeof l.setManual>;
 export interface MachineSelectQuery {
   groupId?: number;
   search?: string;
+  /** The server's page of the list (SPEC §7: 5000 a page); absent: the first. */
+  page?: number;
 }
 
 export type MachineAddPayload = ParsedInputOf<typeof d.add>;

@@ -33,16 +33,18 @@ export interface EnterpriseDeviceQuery {
   type: EnterpriseDeviceType;
   groupId?: number;
   search?: string;
+  /** The server's page of the list (SPEC §7: 5000 a page); absent: the first. */
+  page?: number;
 }
 
 /** Enterprise context calls of SPEC §7 "Enterprise" (the caller must be a member). */
 export const enterprisesApi = {
   userEnterpriseList: () => request(e.listForUser),
-  /** The whole list in one page (SPEC §9: device lists 5000). */
+  /** A page of the list (SPEC §9: device lists 5000 a page). */
   deviceList: (query: EnterpriseDeviceQuery) =>
     request(e.portalDeviceList, {
       eid: query.eid,
-      page: 1,
+      page: query.page ?? 1,
       pageSize: PAGE_SIZE.deviceLists,
       groupId: query.groupId,
       search: query.search,

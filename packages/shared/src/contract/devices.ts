@@ -1,8 +1,8 @@
 import type { ListResult } from "../accounts.ts";
 import {
   cloudSwitchBody,
-  type DeviceDetailPage,
   type DeviceGroup,
+  type DeviceListPage,
   type DeviceRoleInfo,
   deviceDetailPageBody,
   deviceIdQuery,
@@ -38,10 +38,10 @@ type MachineState = Pick<MachineStateEntry, "state" | "online">;
 const machines = group(
   { auth: "user", tags: ["devices"] },
   {
-    select: route<ListResult<Machine>>()({
+    select: route<DeviceListPage>()({
       method: "POST",
       path: "/api/machine/select",
-      summary: "The caller's personal devices",
+      summary: "The caller's personal devices, a page at a time (first page of 5000 by default)",
       input: machineSelectBody.nullish(),
     }),
     add: route<Machine>()({
@@ -74,7 +74,7 @@ const machines = group(
       summary: "Device detail",
       input: deviceIdQuery,
     }),
-    detailPage: route<DeviceDetailPage>()({
+    detailPage: route<DeviceListPage>()({
       method: "POST",
       path: "/api/device/v1/detail/page",
       summary: "The caller's personal devices in detail, a page at a time",

@@ -4,6 +4,7 @@ import {
   type BrandSettingsView,
   brandSettingsBody,
   type DeviceGroup,
+  type DeviceListPage,
   type EnterpriseCreation,
   type EnterpriseLogo,
   type EnterpriseMember,
@@ -84,11 +85,11 @@ const member = group(
       path: "/api/enterprises/userEnterpriseList",
       summary: "Enterprises the caller belongs to",
     }),
-    deviceList: route<ListResult<Machine>>()({
+    deviceList: route<DeviceListPage>()({
       ...deviceList,
       path: "/api/enterprises/enterpriseDeviceList",
     }),
-    portalDeviceList: route<ListResult<Machine>>()({
+    portalDeviceList: route<DeviceListPage>()({
       ...deviceList,
       path: "/eapi/ent/c/manager/device/group/devicelist",
     }),

@@ -1,6 +1,6 @@
 import { LOGOUT_REASON, type LogoutReason } from "@keyway/protocol";
 import { SESSION_TOKEN_HOURS, type TerminalEntry, TOKEN_COOKIE_DAYS } from "@keyway/shared";
-import { and, count, desc, eq, gt, lte, ne, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, lte, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -154,13 +154,33 @@ export function createSessions(deps: {
 
   /** The caller behind a token, if the token is known and not expired. */
   async function authenticate(token: string) {
-    const [row] = await db
-      .select({ terminalId: terminals.id, userId: users.id, role: users.role })
+    return (await authenticateMany([token])).get(token) ?? null;
+  }
+
+  /**
+   * The callers behind several tokens in one query (the push channel's connects), by token;
+   * unknown and expired tokens are absent.
+   */
+  async function authenticateMany(tokens: readonly string[]) {
+    const tokenOf = new Map(tokens.map((token) => [hashToken(token), token]));
+    const rows = await db
+      .select({
+        tokenHash: terminals.tokenHash,
+        terminalId: terminals.id,
+        userId: users.id,
+        role: users.role,
+      })
       .from(terminals)
       .innerJoin(users, eq(users.id, terminals.userId))
-      .where(and(eq(terminals.tokenHash, hashToken(token)), gt(terminals.expiresAt, clock.now())))
-      .limit(1);
-    return row ?? null;
+      .where(
+        and(
+          inArray(terminals.tokenHash, [...tokenOf.keys()]),
+          gt(terminals.expiresAt, clock.now()),
+        ),
+      );
+    const callers = new Map<string, Omit<(typeof rows)[number], "tokenHash">>();
+    for (const { tokenHash, ...caller } of rows) callers.set(tokenOf.get(tokenHash) ?? "", caller);
+    return callers;
   }
 
   /**
@@ -231,6 +251,7 @@ export function createSessions(deps: {
     login,
     openSession,
     authenticate,
+    authenticateMany,
     logout,
     endOtherSessions,
     listTerminals,

@@ -67,6 +67,9 @@ export function createChannels(deps: {
       return callWebhook(send);
     },
 
+    /** E-mails go to an SMTP server (not the outbox): delivered in batches (delivery.ts). */
+    mailsOverSmtp: senders.email !== null,
+
     /** Local channels (the outbox) take the message in the same transaction as "sent". */
     isLocal: (send: AlarmSend) =>
       (send.channel === "sms" && sms.local) || (send.channel === "email" && !senders.email),

@@ -1,5 +1,5 @@
 import { HW, type HwKey, hwMessage, maskPhone } from "@keyway/shared";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -13,6 +13,8 @@ import { debit, refund } from "./stock.ts";
 
 /** A send left in "sending" this long is looked at again (its worker is presumed dead). */
 const SENDING_LEASE_MS = 2 * 60_000;
+/** SMS and webhooks of a batch delivered side by side. */
+const CONCURRENCY = 8;
 
 /** Thrown by the test hook: the worker "dies" between the provider call and the commit. */
 export class SimulatedCrash extends Error {}
@@ -120,7 +122,9 @@ export function createDelivery(deps: {
     return retry;
   }
 
-  async function markSent(tx: Db, send: AlarmSend, ref: string | null) {
+  /** Sends the provider took, with its reference: sent, in one statement. */
+  async function markSent(tx: Db, sendIds: number[], ref: string | null) {
+    if (sendIds.length === 0) return;
     await tx
       .update(alarmSends)
       .set({
@@ -130,7 +134,24 @@ export function createDelivery(deps: {
         updatedAt: clock.now(),
         lastError: null,
       })
-      .where(and(eq(alarmSends.id, send.id), eq(alarmSends.status, "sending")));
+      .where(and(inArray(alarmSends.id, sendIds), eq(alarmSends.status, "sending")));
+  }
+
+  /**
+   * Calls the channel of a claimed send: the provider's reference, or what the job should do
+   * when nothing went out ("retry" later, or "done").
+   */
+  async function call(send: AlarmSend): Promise<{ ref: string } | "done" | "retry"> {
+    try {
+      return { ref: await channels.call(send) };
+    } catch (error) {
+      if (error instanceof SmsNotSent)
+        return (await notSent(send, error.message, error.retryable)) ? "retry" : "done";
+      // Unknown outcome (a timeout after the request left): the row stays "sending"; the
+      // sweep decides after the lease (ask the provider, else uncertain).
+      log.error({ alarmSend: send.id, err: error }, "alarm send outcome unknown");
+      return "done";
+    }
   }
 
   /**
@@ -151,24 +172,79 @@ export function createDelivery(deps: {
           },
           tx,
         );
-        await markSent(tx, send, "outbox");
+        await markSent(tx, [send.id], "outbox");
       });
       return "done";
     }
-    let ref: string;
-    try {
-      ref = await channels.call(send);
-    } catch (error) {
-      if (error instanceof SmsNotSent)
-        return (await notSent(send, error.message, error.retryable)) ? "retry" : "done";
-      // Unknown outcome (a timeout after the request left): the row stays "sending"; the
-      // sweep decides after the lease (ask the provider, else uncertain).
-      log.error({ alarmSend: send.id, err: error }, "alarm send outcome unknown");
-      return "done";
-    }
+    const outcome = await call(send);
+    if (typeof outcome === "string") return outcome;
     deps.afterProviderCall?.(send);
-    await markSent(db, send, ref);
+    await markSent(db, [send.id], outcome.ref);
     return "done";
+  }
+
+  /**
+   * E-mails over SMTP, claimed together in one statement (they have no caps or stock):
+   * pending → sending. A retried batch finds its sent ones no longer pending.
+   */
+  async function claimMails(sendIds: number[]): Promise<AlarmSend[]> {
+    if (!channels.mailsOverSmtp || sendIds.length === 0) return [];
+    return db
+      .update(alarmSends)
+      .set({
+        status: "sending",
+        attempts: sql`${alarmSends.attempts} + 1`,
+        day: dayOf(clock.now()),
+        updatedAt: clock.now(),
+      })
+      .where(
+        and(
+          inArray(alarmSends.id, sendIds),
+          eq(alarmSends.channel, "email"),
+          eq(alarmSends.status, "pending"),
+        ),
+      )
+      .returning();
+  }
+
+  /**
+   * Claimed e-mails go out side by side over the pooled SMTP connections; those the server
+   * accepted are marked sent in one statement, each refused one goes back to pending (or
+   * fails) by itself. Returns the ids to try again.
+   */
+  async function sendMails(mails: AlarmSend[]): Promise<number[]> {
+    const outcomes = await Promise.all(mails.map(call));
+    const sent = mails.filter((_, i) => typeof outcomes[i] === "object");
+    for (const send of sent) deps.afterProviderCall?.(send);
+    await markSent(
+      db,
+      sent.map((s) => s.id),
+      "smtp",
+    );
+    return mails.filter((_, i) => outcomes[i] === "retry").map((s) => s.id);
+  }
+
+  /**
+   * Delivers a batch of sends: its e-mails together (claimMails, sendMails), the others
+   * (SMS, webhooks, the outbox) a few at a time, each by itself. Returns the ids to try again.
+   */
+  async function deliverAll(sendIds: number[]): Promise<number[]> {
+    const mails = await claimMails(sendIds);
+    const batched = new Set(mails.map((m) => m.id));
+    const others = sendIds.filter((id) => !batched.has(id));
+    const retries = await sendMails(mails);
+    // Sends are independent (caps and stock are taken by conditional updates), so they are
+    // delivered a few at a time rather than one after another.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, others.length) }, async () => {
+        while (next < others.length) {
+          const id = others[next++];
+          if ((await deliver(id)) === "retry") retries.push(id);
+        }
+      }),
+    );
+    return retries;
   }
 
   /**
@@ -196,7 +272,7 @@ export function createDelivery(deps: {
       }
       const found = await channels.lookup(send);
       if (found) {
-        await markSent(db, send, found.ref);
+        await markSent(db, [send.id], found.ref);
       } else if (found === null) {
         // The provider says it never got it: give back the bill and send it again.
         if (await notSent(send, "interrupted before the provider took it", true))
@@ -219,5 +295,5 @@ export function createDelivery(deps: {
     await deps.enqueue(again);
   }
 
-  return { deliver, resolveStale };
+  return { deliver, deliverAll, resolveStale };
 }

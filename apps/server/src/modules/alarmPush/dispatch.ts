@@ -97,7 +97,7 @@ export function createDispatch(deps: {
         );
     }
     return alarmIds.map(() => undefined);
-  }, 100);
+  }, 500);
 
   /** Alarms of the last day stored but never dispatched (a stop or crash came first). */
   async function catchUp(): Promise<void> {

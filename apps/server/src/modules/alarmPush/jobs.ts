@@ -3,9 +3,11 @@ import PgBoss from "pg-boss";
 import type { Db } from "../../db/client.ts";
 
 const QUEUE = "alarm-send";
-/** Jobs fetched at once, and delivered side by side within a fetch. */
-const JOB_BATCH = 50;
-const JOB_CONCURRENCY = 8;
+/**
+ * Jobs fetched at once: a burst's e-mails then go out together over the pooled SMTP
+ * connections (delivery.ts).
+ */
+const JOB_BATCH = 200;
 /** Tries of one send before it is marked failed. */
 export const MAX_ATTEMPTS = 6;
 
@@ -26,13 +28,15 @@ function bossDb(db: Db) {
      * After pg-boss was stopped: a job still finishing (past the stop's timeout) must not
      * reach a pool the app is closing, which would fail outside any handler and end the
      * process. Its job stays active in the table and comes back on expiry; the send row
-     * keeps a second delivery from sending twice.
+     * keeps a second delivery from sending twice. pg-boss does not await its complete/fail
+     * calls, so those late calls are left unanswered rather than given rows they would
+     * misread.
      */
     detach() {
       detached = true;
     },
     async executeSql(text: string, values?: unknown[]) {
-      if (detached) return { rows: [], rowCount: 0 };
+      if (detached) return new Promise<never>(() => {});
       if (isPglite && (!values || values.length === 0)) {
         const results = await client.exec!(text);
         const last = results.at(-1) ?? { rows: [] };
@@ -51,8 +55,8 @@ export type AlarmJobs = ReturnType<typeof createAlarmJobs>;
 
 /**
  * The pg-boss queue of alarm sends on the app's own database: one job per send, a worker
- * delivering a batch a few at a time, and a sweep every minute. Work in flight is tracked
- * so a stop waits for it.
+ * delivering each fetched batch together (delivery.ts), and a sweep every minute. Work in
+ * flight is tracked so a stop waits for it.
  */
 export function createAlarmJobs(deps: {
   db: Db;
@@ -89,13 +93,10 @@ export function createAlarmJobs(deps: {
       return boss ? boss.getQueueSize(QUEUE) : null;
     },
     /**
-     * Starts pg-boss and the worker (`deliver` one send: "retry" when it should be tried
+     * Starts pg-boss and the worker (`deliverAll` a batch of sends: answers those to try
      * again later), runs `sweep` once, then every minute.
      */
-    async start(
-      deliver: (sendId: number) => Promise<"done" | "retry">,
-      sweep: () => Promise<void>,
-    ) {
+    async start(deliverAll: (sendIds: number[]) => Promise<number[]>, sweep: () => Promise<void>) {
       bossConnection = bossDb(db);
       const instance = new PgBoss({
         db: bossConnection,
@@ -116,19 +117,7 @@ export function createAlarmJobs(deps: {
         QUEUE,
         { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: JOB_BATCH },
         async (jobs) => {
-          const retries: number[] = [];
-          // Sends are independent (caps and stock are taken by conditional updates), so a
-          // batch is delivered a few at a time rather than one after another.
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: Math.min(JOB_CONCURRENCY, jobs.length) }, async () => {
-              while (next < jobs.length) {
-                const job = jobs[next++];
-                if ((await track(deliver(job.data.sendId))) === "retry")
-                  retries.push(job.data.sendId);
-              }
-            }),
-          );
+          const retries = await track(deliverAll(jobs.map((job) => job.data.sendId)));
           // A full batch: more are probably waiting; fetch again without the polling pause.
           if (jobs.length === JOB_BATCH && workerId) instance.notifyWorker(workerId);
           // pg-boss retries the batch with back-off; done sends are no-ops the next time.

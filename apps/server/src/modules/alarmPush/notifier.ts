@@ -98,7 +98,7 @@ export function createAlarmNotifier(deps: {
     alarmStored,
     queueSize: jobs.queueSize,
     /** Starts pg-boss on the same database and the worker; then catches up. */
-    start: () => jobs.start(delivery.deliver, recover),
+    start: () => jobs.start(delivery.deliverAll, recover),
     stop: jobs.stop,
   };
 }

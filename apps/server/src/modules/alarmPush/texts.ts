@@ -9,11 +9,13 @@ const LEVEL_TEXT: Record<string, { zh: string; en: string }> = {
 const levelBand = (level: number) =>
   level <= 0 ? "info" : level === 1 ? "minor" : level === 2 ? "major" : "critical";
 
-/** "YYYY-MM-DD HH:mm:ss" in the alarm's time zone when it is a known one, UTC otherwise. */
-export function formatTime(at: Date, timeZone: string): string {
-  const fmt = (tz: string) =>
-    new Intl.DateTimeFormat("sv-SE", {
-      timeZone: tz,
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterOf = (timeZone: string) => {
+  let fmt = formatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat("sv-SE", {
+      timeZone,
       year: "numeric",
       month: "2-digit",
       day: "2-digit",
@@ -21,11 +23,18 @@ export function formatTime(at: Date, timeZone: string): string {
       minute: "2-digit",
       second: "2-digit",
       hour12: false,
-    }).format(at);
+    });
+    formatters.set(timeZone, fmt);
+  }
+  return fmt;
+};
+
+/** "YYYY-MM-DD HH:mm:ss" in the alarm's time zone when it is a known one, UTC otherwise. */
+export function formatTime(at: Date, timeZone: string): string {
   try {
-    return `${fmt(timeZone)} ${timeZone}`;
+    return `${formatterOf(timeZone).format(at)} ${timeZone}`;
   } catch {
-    return `${fmt("UTC")} UTC`;
+    return `${formatterOf("UTC").format(at)} UTC`;
   }
 }
 

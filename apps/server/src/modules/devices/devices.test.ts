@@ -1,7 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { GROUP_LIMIT, HW, type Machine, type ProvisionedDevice } from "@keyway/shared";
+import {
+  type DeviceListPage,
+  GROUP_LIMIT,
+  HW,
+  type Machine,
+  type ProvisionedDevice,
+} from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli.ts";
 import { seedDemo } from "../../seed.ts";
@@ -31,8 +37,7 @@ async function add(token: string, d: ProvisionedDevice, name = "Line 1 HMI", ext
 }
 
 const listOf = async (token: string, form: Record<string, string | number> = {}) =>
-  (await h.call<{ list: Machine[]; total: number }>("POST", "/api/machine/select", { form, token }))
-    .body.hwdata;
+  (await h.call<DeviceListPage>("POST", "/api/machine/select", { form, token })).body.hwdata;
 
 describe("provisioning", () => {
   it("issues codes with a device secret and password to the operator only", async () => {
@@ -211,6 +216,54 @@ describe("the personal list", () => {
       { machine_name: "Press A", groups: group.id, group_name: "Packing" },
     ]);
     expect((await listOf(carol, { search: "%" })).total).toBe(0);
+  });
+
+  it("answers in pages: the first of 5000 by default, later pages, past the end, none of another user's", async () => {
+    const erin = await h.signUp("erin.pages@example.com");
+    const frank = await h.signUp("frank.pages@example.com");
+    const issued = await provision(5, "FX5U");
+    for (const [i, d] of issued.entries()) await add(erin, d, `Erin ${i + 1}`);
+    const [franks] = await provision(1);
+    await add(frank, franks, "Frank PLC");
+
+    // An old client (the phone app) sends no page: the whole list as the first page.
+    const whole = await listOf(erin);
+    expect(whole).toMatchObject({ total: 5, page: 1, pageSize: 5000 });
+    expect(whole.list.map((m) => m.machine_name)).toEqual([
+      "Erin 5",
+      "Erin 4",
+      "Erin 3",
+      "Erin 2",
+      "Erin 1",
+    ]);
+    const second = await listOf(erin, { page: 2, pageSize: 2 });
+    expect(second).toMatchObject({ total: 5, page: 2, pageSize: 2 });
+    expect(second.list.map((m) => m.machine_name)).toEqual(["Erin 3", "Erin 2"]);
+    expect((await listOf(erin, { page: 3, pageSize: 2 })).list.map((m) => m.machine_name)).toEqual([
+      "Erin 1",
+    ]);
+    expect(await listOf(erin, { page: 4, pageSize: 2 })).toMatchObject({ list: [], total: 5 });
+    expect(await listOf(erin, { page: 2, pageSize: 5 })).toMatchObject({ list: [], total: 5 });
+
+    const seen = new Set<string>();
+    for (let page = 1; page <= 6; page++) {
+      for (const m of (await listOf(erin, { page, pageSize: 1 })).list) seen.add(m.machine_code);
+    }
+    expect(seen).toEqual(new Set(issued.map((d) => d.machineCode)));
+    expect((await listOf(frank, { page: 1, pageSize: 1 })).list.map((m) => m.machine_code)).toEqual(
+      [franks.machineCode],
+    );
+    expect(await listOf(frank, { page: 2, pageSize: 1 })).toMatchObject({ list: [], total: 1 });
+
+    for (const [lang, msg] of [
+      ["en", "Wrong page number"],
+      ["cn", "页码格式错误"],
+    ] as const) {
+      for (const form of [{ pageSize: 5001 }, { page: 0 }] as Record<string, number>[]) {
+        const refused = await h.call("POST", "/api/machine/select", { form, token: erin, lang });
+        expect(refused.body).toMatchObject({ hwcode: 400, msg });
+      }
+    }
   });
 
   it("keeps another user's device out of reach: detail, state, edit, delete", async () => {

@@ -1,10 +1,10 @@
-import type { Machine } from "@keyway/shared";
-import { and, count, desc, eq, getTableColumns, ilike, or, type SQL, sql } from "drizzle-orm";
+import { type DeviceListPage, type Machine, PAGE_SIZE } from "@keyway/shared";
+import { and, count, desc, eq, getTableColumns, ilike, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
-import { ezvizAccountIdColumn, toMachine } from "./machine.ts";
+import { ezvizAccountIdColumn, machineColumns, toMachine } from "./machine.ts";
 import { deviceGroups, deviceLinks, devices } from "./schema.ts";
-import { likePattern } from "./sql.ts";
+import { likePattern, pageTotal } from "./sql.ts";
 
 export type PersonalLists = ReturnType<typeof createPersonalLists>;
 
@@ -18,10 +18,29 @@ export function createPersonalLists(deps: { db: Db }) {
     groupName: deviceGroups.name,
   };
 
+  /**
+   * A row of the list: only what a Machine shows (no hashes, no link bookkeeping), since
+   * reading and mapping columns is most of a long list's time (docs/architecture/devices.md#personal-lists).
+   */
+  const listColumns = {
+    ...machineColumns,
+    link: {
+      role: deviceLinks.role,
+      name: deviceLinks.name,
+      alias: deviceLinks.alias,
+      remark: deviceLinks.remark,
+      groupId: deviceLinks.groupId,
+      createdAt: deviceLinks.createdAt,
+    },
+    groupName: deviceGroups.name,
+  };
+
+  /** A page of the user's personal list, newest link first (SPEC §7 paging). */
   async function list(
     userId: number,
     filter: { groupId?: number; search?: string; page?: number; pageSize?: number } = {},
-  ) {
+  ): Promise<DeviceListPage> {
+    const { page = 1, pageSize = PAGE_SIZE.deviceLists } = filter;
     const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
     if (filter.groupId) conditions.push(eq(deviceLinks.groupId, filter.groupId));
     if (filter.search) {
@@ -35,29 +54,25 @@ export function createPersonalLists(deps: { db: Db }) {
         ) as SQL,
       );
     }
-    const query = db
-      .select({ ...personalColumns, total: sql<number>`cast(count(*) over () as int)` })
+    const rows = await db
+      .select(listColumns)
       .from(deviceLinks)
       .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
       .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
       .where(and(...conditions))
       .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id))
-      .$dynamic();
-    const paged = filter.pageSize !== undefined;
-    if (paged)
-      query.limit(filter.pageSize ?? 0).offset(((filter.page ?? 1) - 1) * (filter.pageSize ?? 0));
-    const rows = await query;
-    const list = rows.map((r) => toMachine(r.device, { link: r.link, groupName: r.groupName }));
-    // Past the last page the window count has no row: count separately then.
-    let total = rows[0]?.total ?? 0;
-    if (paged && rows.length === 0 && (filter.page ?? 1) > 1) {
-      [{ total }] = await db
-        .select({ total: count() })
+      .limit(pageSize)
+      .offset((page - 1) * pageSize);
+    const list = rows.map((r) => toMachine(r, { link: r.link, groupName: r.groupName }));
+    const total = await pageTotal(list.length, { page, pageSize }, async () => {
+      const [{ n }] = await db
+        .select({ n: count() })
         .from(deviceLinks)
         .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
         .where(and(...conditions));
-    }
-    return { list, total };
+      return n;
+    });
+    return { list, total, page, pageSize };
   }
 
   /** The device in the user's list with their link to it. */

@@ -20,9 +20,7 @@ const ADD_LIMIT = { config: { rateLimit: { max: 20, timeWindow: "1 minute" } } }
 export function deviceRoutes(serve: Serve, { devices }: { devices: DeviceService }) {
   const d = API.devices;
 
-  serve(d.select, ({ caller, input }) =>
-    devices.list(caller.userId, { groupId: input?.groupId, search: input?.search }),
-  );
+  serve(d.select, ({ caller, input }) => devices.list(caller.userId, input ?? {}));
   serve(
     d.add,
     ({ caller, input }) =>
@@ -47,11 +45,9 @@ export function deviceRoutes(serve: Serve, { devices }: { devices: DeviceService
   );
   serve(d.state, ({ caller, input }) => devices.state(caller.userId, input.machineCode));
   serve(d.detail, ({ caller, input }) => devices.detail(caller.userId, input.deviceId));
-  serve(d.detailPage, async ({ caller, input }) => {
-    const page = input ?? deviceDetailPageBody.parse({});
-    const found = await devices.list(caller.userId, page);
-    return { ...found, page: page.page, pageSize: page.pageSize };
-  });
+  serve(d.detailPage, ({ caller, input }) =>
+    devices.list(caller.userId, input ?? deviceDetailPageBody.parse({})),
+  );
   serve(d.roleInfo, ({ caller, input }) => devices.roleInfo(caller.userId, input.deviceId));
   serve(d.provision, async ({ input }) => ({
     list: await devices.provision(input.count, input.model),

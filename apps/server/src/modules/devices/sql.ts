@@ -13,3 +13,18 @@ export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; cause?: { code?: string } };
   return e?.code === "23505" || e?.cause?.code === "23505";
 }
+
+/**
+ * A paged list's total from the rows of the page asked for: a page neither full nor empty
+ * tells it; only a full page, or an empty one past the first, asks `count` (a window count
+ * in the page's query cost more than the whole short list; docs/architecture/devices.md#personal-lists).
+ */
+export async function pageTotal(
+  rows: number,
+  page: { page: number; pageSize: number },
+  count: () => Promise<number>,
+): Promise<number> {
+  if (rows > 0 && rows < page.pageSize) return (page.page - 1) * page.pageSize + rows;
+  if (rows === 0 && page.page === 1) return 0;
+  return count();
+}

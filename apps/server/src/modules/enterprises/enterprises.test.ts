@@ -1,4 +1,4 @@
-import { HW, type Machine, type ProvisionedDevice } from "@keyway/shared";
+import { type DeviceListPage, HW, type ProvisionedDevice } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
@@ -16,14 +16,10 @@ let serviced: ProvisionedDevice; // a device Acme maintains (type 2)
 const provision = (count: number) => h.provision(operator, count);
 
 const devicelist = (token: string, form: Record<string, string | number>) =>
-  h.call<{ list: Machine[]; total: number }>(
-    "POST",
-    "/eapi/ent/c/manager/device/group/devicelist",
-    {
-      form: { page: 1, pageSize: 5000, ...form },
-      token,
-    },
-  );
+  h.call<DeviceListPage>("POST", "/eapi/ent/c/manager/device/group/devicelist", {
+    form: { page: 1, pageSize: 5000, ...form },
+    token,
+  });
 
 beforeAll(async () => {
   h = await createHarness();
@@ -183,10 +179,31 @@ describe("enterprise device lists", () => {
     const byCode = await devicelist(member, { eid, type: 1, search: own[1].machineCode.slice(-5) });
     expect(byCode.body.hwdata.list.map((m) => m.machine_code)).toEqual([own[1].machineCode]);
     const page = await devicelist(member, { eid, type: 1, page: 2, pageSize: 2 });
-    expect(page.body.hwdata).toMatchObject({ total: 3 });
+    expect(page.body.hwdata).toMatchObject({ total: 3, page: 2, pageSize: 2 });
     expect(page.body.hwdata.list).toHaveLength(1);
-    const tooBig = await devicelist(member, { eid, type: 1, pageSize: 5001 });
-    expect(tooBig.body.hwcode).toBe(400);
+    const past = await devicelist(member, { eid, type: 1, page: 3, pageSize: 2 });
+    expect(past.body.hwdata).toMatchObject({ list: [], total: 3 });
+    // Page by page, only this list's devices: no maintenance device, none of anyone else.
+    const seen: string[] = [];
+    for (let n = 1; n <= 5; n++) {
+      const one = await devicelist(member, { eid, type: 1, page: n, pageSize: 1 });
+      seen.push(...one.body.hwdata.list.map((m) => m.machine_code));
+      expect((await devicelist(outsider, { eid, type: 1, page: n, pageSize: 1 })).body.hwcode).toBe(
+        403,
+      );
+    }
+    expect(seen.sort()).toEqual(own.map((d) => d.machineCode).sort());
+    for (const [lang, msg] of [
+      ["en", "Wrong page number"],
+      ["cn", "页码格式错误"],
+    ] as const) {
+      const tooBig = await h.call("POST", "/eapi/ent/c/manager/device/group/devicelist", {
+        form: { eid, type: 1, page: 1, pageSize: 5001 },
+        token: member,
+        lang,
+      });
+      expect(tooBig.body).toMatchObject({ hwcode: 400, msg });
+    }
     const groups = await h.call("POST", "/eapi/ent/c/manager/device/group/all", {
       form: { eid },
       token: member,

@@ -1,12 +1,12 @@
-import type { Machine } from "@keyway/shared";
-import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from "drizzle-orm";
+import { type DeviceListPage, PAGE_SIZE } from "@keyway/shared";
+import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { machineColumns, toMachine } from "../devices/machine.ts";
 import { deviceByCode, hasAkey } from "../devices/registry.ts";
 import { devices } from "../devices/schema.ts";
-import { likePattern } from "../devices/sql.ts";
+import { likePattern, pageTotal } from "../devices/sql.ts";
 import { type EnterpriseRoles, type ListType, requireOperator, type Viewer } from "./roles.ts";
 import { enterpriseDevices, enterpriseGroups } from "./schema.ts";
 
@@ -39,7 +39,7 @@ export function createEnterpriseLists(deps: {
       page: number;
       pageSize: number;
     },
-  ): Promise<{ list: Machine[]; total: number }> {
+  ): Promise<DeviceListPage> {
     await roles.requireList(viewer, q.eid, q.type);
     const conditions: SQL[] = [
       eq(enterpriseDevices.enterpriseId, q.eid),
@@ -52,7 +52,7 @@ export function createEnterpriseLists(deps: {
         or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL,
       );
     }
-    // One flat query with the total as a window count: no second round trip, no hashes.
+    // One flat query, no hashes; the total from the page unless it is full (pageTotal).
     const rows = await db
       .select({
         ...machineColumns,
@@ -60,7 +60,6 @@ export function createEnterpriseLists(deps: {
         heldGroupId: enterpriseDevices.groupId,
         maintenanceRemark: enterpriseDevices.maintenanceRemark,
         groupName: enterpriseGroups.name,
-        total: sql<number>`cast(count(*) over () as int)`,
       })
       .from(enterpriseDevices)
       .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
@@ -69,7 +68,7 @@ export function createEnterpriseLists(deps: {
       .orderBy(desc(enterpriseDevices.deviceId))
       .limit(q.pageSize)
       .offset((q.page - 1) * q.pageSize);
-    const total = rows[0]?.total ?? (q.page > 1 ? await countHeld(and(...conditions)) : 0);
+    const total = await pageTotal(rows.length, q, () => countHeld(and(...conditions)));
     return {
       list: rows.map((r) =>
         toMachine(r, {
@@ -81,10 +80,12 @@ export function createEnterpriseLists(deps: {
         }),
       ),
       total,
+      page: q.page,
+      pageSize: q.pageSize,
     };
   }
 
-  /** The total when the requested page is past the end (the window count has no row then). */
+  /** The total when the page cannot tell it (pageTotal). */
   async function countHeld(where: SQL | undefined): Promise<number> {
     const [{ total }] = await db
       .select({ total: count() })
@@ -108,7 +109,7 @@ export function createEnterpriseLists(deps: {
     await roles.requireAdmin(viewer, eid);
     return deviceList(
       { userId: viewer.userId, role: "operator" },
-      { eid, type, page: 1, pageSize: 5000 },
+      { eid, type, page: 1, pageSize: PAGE_SIZE.deviceLists },
     );
   }
 

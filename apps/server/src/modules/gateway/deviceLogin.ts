@@ -1,8 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { type DeviceTopic, deviceTopic, parseDeviceTopic, UPLINK_TOPICS } from "@keyway/protocol";
-import { eq } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { isStorableText } from "../../http/storableText.ts";
+import { createBatcher } from "../../infra/batcher.ts";
 import { hashToken } from "../../infra/crypto.ts";
 import { devices } from "../devices/schema.ts";
 
@@ -15,25 +16,36 @@ export interface DeviceIdentity {
 export function createDeviceLogin(deps: { db: Db }) {
   const { db } = deps;
 
+  /**
+   * Devices looked up together are read in one query: a reconnect storm is thousands of
+   * logins at once (docs/architecture/scale-out.md). Nothing is cached, so a changed or
+   * revoked secret counts from the next login on.
+   */
+  const lookup = createBatcher<string, { id: number; code: string; secretHash: string } | null>(
+    async (codes) => {
+      const rows = await db
+        .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
+        .from(devices)
+        .where(inArray(devices.code, [...new Set(codes)]));
+      const byCode = new Map(rows.map((row) => [row.code, row]));
+      return codes.map((code) => byCode.get(code) ?? null);
+    },
+    500,
+  );
+
+  // A NUL in the code (MQTT CONNECT, the tunnel's Basic credentials) names no device; sent
+  // to the database it would be an error, not a refusal.
+  const find = (code: string) =>
+    isStorableText(code) ? lookup.submit(code.trim().toUpperCase()) : Promise.resolve(null);
+
   async function identify(code: string): Promise<DeviceIdentity | null> {
-    if (!isStorableText(code)) return null;
-    const [device] = await db
-      .select({ id: devices.id, code: devices.code })
-      .from(devices)
-      .where(eq(devices.code, code.trim().toUpperCase()))
-      .limit(1);
-    return device ?? null;
+    const device = await find(code);
+    return device && { id: device.id, code: device.code };
   }
 
   async function authenticate(code: string | undefined, secret: string | undefined) {
-    // A NUL in the code (MQTT CONNECT, the tunnel's Basic credentials) names no device; sent
-    // to the database it would be an error, not a refusal.
-    if (!code || !secret || !isStorableText(code)) return null;
-    const [device] = await db
-      .select({ id: devices.id, code: devices.code, secretHash: devices.secretHash })
-      .from(devices)
-      .where(eq(devices.code, code.trim().toUpperCase()))
-      .limit(1);
+    if (!code || !secret) return null;
+    const device = await find(code);
     const given = Buffer.from(hashToken(secret));
     if (!device || !timingSafeEqual(given, Buffer.from(device.secretHash))) return null;
     return { id: device.id, code: device.code };

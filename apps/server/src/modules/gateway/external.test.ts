@@ -1,4 +1,4 @@
-import { deviceTopic } from "@keyway/protocol";
+import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
 import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
@@ -8,6 +8,8 @@ import { createHarness, type Harness } from "../../testing/harness.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
 import { alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
+import { externalBroker } from "./externalBroker.ts";
+import { createDeviceIngest } from "./ingest.ts";
 
 /**
  * External-broker mode against a real Mosquitto (Debian's `mosquitto`): the server is a
@@ -18,6 +20,7 @@ let broker: Awaited<ReturnType<typeof startMosquitto>>;
 let brokerPort: number;
 let h: Harness;
 let device: ProvisionedDevice;
+let operator: string;
 const clients: MqttClient[] = [];
 
 beforeAll(async () => {
@@ -28,7 +31,7 @@ beforeAll(async () => {
     config: { MQTT_URL: `mqtt://keyway-server:hook%20pass@127.0.0.1:${brokerPort}` },
   });
   await seedDemo(h.app.services.accounts);
-  const operator = await h.login("operator@keyway.local", "operator123");
+  operator = await h.login("operator@keyway.local", "operator123");
   const res = await h.call("POST", "/api/operator/v1/devices/provision", {
     form: { count: 1 },
     token: operator,
@@ -49,6 +52,26 @@ const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 50));
   }
+};
+
+/** A device's MQTT client at `url` (anonymous: the test broker lets anyone in). */
+async function deviceClient(url: string, code: string) {
+  const client = mqtt.connect(url, { clientId: code, reconnectPeriod: 0 });
+  clients.push(client);
+  await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+  return client;
+}
+
+const raise = (client: MqttClient, code: string, alarm: Partial<AlarmPayload> & { id: string }) =>
+  client.publishAsync(
+    deviceTopic(code, "alarm"),
+    JSON.stringify({ type: "high", content: "Tank level high", time: Date.now(), ...alarm }),
+    { qos: 1 },
+  );
+
+const alarmsOf = async (code: string) => {
+  const [d] = await h.db.select({ id: devices.id }).from(devices).where(eq(devices.code, code));
+  return h.db.select().from(alarms).where(eq(alarms.deviceId, d.id));
 };
 
 describe("external broker (Mosquitto)", () => {
@@ -190,5 +213,85 @@ describe("external broker (Mosquitto)", () => {
       payload: { username: device.machineCode, topic: "kw/v1/x/alarm", action: "publish" },
     });
     expect(unsigned.statusCode).toBe(401);
+  });
+
+  it("stores several devices' uplinks at once, each device's raises and clears in order", async () => {
+    const [slow, quick] = await h.provision(operator, 2);
+    const ingest = h.app.services.gateway.ingest;
+    const handleUplink = ingest.handleUplink;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    ingest.handleUplink = async (d, ...rest) => {
+      if (d.code === slow.machineCode) await held; // a slow database for this device only
+      return handleUplink(d, ...rest);
+    };
+    try {
+      const a = await deviceClient(broker.url, slow.machineCode);
+      const b = await deviceClient(broker.url, quick.machineCode);
+      // Each raise is followed at once by its clear: stored out of order, a clear would
+      // match no alarm yet and the alarm would stay on.
+      const sent: Promise<unknown>[] = [];
+      for (let k = 0; k < 4; k++) {
+        sent.push(raise(a, slow.machineCode, { id: `slow-${k}` }));
+        sent.push(raise(a, slow.machineCode, { id: `slow-${k}-off`, clears: `slow-${k}` }));
+      }
+      await Promise.all(sent);
+      // The other device's alarm is stored while the slow one's wait.
+      await raise(b, quick.machineCode, { id: "quick-1" });
+      await until(async () => (await alarmsOf(quick.machineCode)).length === 1);
+      expect(await alarmsOf(slow.machineCode)).toHaveLength(0);
+      release();
+      await until(async () => {
+        const rows = await alarmsOf(slow.machineCode);
+        return rows.length === 4 && rows.every((r) => r.clearedAt !== null);
+      });
+    } finally {
+      ingest.handleUplink = handleUplink;
+      release();
+    }
+  });
+
+  it("acknowledges an uplink only once its row is stored: a node gone before gets it again", async () => {
+    const [d] = await h.provision(operator, 1);
+    // A broker of its own, read by one node only: no other node stores the alarm meanwhile.
+    const second = await startMosquitto();
+    const ingest = createDeviceIngest({ db: h.db, clock: h.clock, log: h.app.log });
+    let fail = (_error: Error) => {};
+    const dying = externalBroker(
+      second.url,
+      {
+        ...ingest,
+        // The database never answers this node.
+        handleUplink: () =>
+          new Promise((_resolve, reject) => {
+            fail = reject;
+          }),
+      },
+      h.app.log,
+      1,
+    );
+    await dying.start();
+    try {
+      const client = await deviceClient(second.url, d.machineCode);
+      await raise(client, d.machineCode, { id: "kept-1" });
+      await new Promise((r) => setTimeout(r, 300));
+      await dying.close(); // the node goes away before the row is written
+      fail(new Error("node stopped"));
+      expect(await alarmsOf(d.machineCode)).toHaveLength(0);
+
+      // The same node back (same client id, persistent session): the broker sends it again.
+      const revived = externalBroker(second.url, ingest, h.app.log, 1);
+      await revived.start();
+      try {
+        await until(async () => (await alarmsOf(d.machineCode)).length === 1);
+        expect((await alarmsOf(d.machineCode))[0].uid).toBe("kept-1");
+      } finally {
+        await revived.close();
+      }
+    } finally {
+      second.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashToken } from "../../infra/crypto.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { alarms } from "../alarms/schema.ts";
@@ -101,6 +102,30 @@ describe("device gateway", () => {
       /Bad username or password|Not authorized|closed/i,
     );
     await expect(connect("KW-00000-00000", d.deviceSecret)).rejects.toThrow();
+  });
+
+  it("checks each login's own secret when many arrive at once, and follows a changed one", async () => {
+    const [a, b] = await h.provision(operator, 2, "MT8071iE");
+    // Logins arriving together are looked up together: each still gets its own answer.
+    const right = (i: number) => i % 4 < 2;
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => {
+        const d = i % 2 ? a : b;
+        return connect(d.machineCode, right(i) ? d.deviceSecret : `${d.deviceSecret}0`);
+      }),
+    );
+    expect(attempts.map((x) => x.status)).toEqual(
+      attempts.map((_, i) => (right(i) ? "fulfilled" : "rejected")),
+    );
+    // A wrong secret stays wrong however often it is tried after a right one.
+    for (let i = 0; i < 3; i++) await expect(connect(a.machineCode, "guess")).rejects.toThrow();
+    // A secret changed in the database counts from the next login on: the old one is refused.
+    await h.db
+      .update(devices)
+      .set({ secretHash: hashToken("rotated-secret") })
+      .where(eq(devices.code, a.machineCode));
+    await expect(connect(a.machineCode, a.deviceSecret)).rejects.toThrow();
+    await connect(a.machineCode, "rotated-secret");
   });
 
   it("marks a device online while connected and offline when it goes away", async () => {

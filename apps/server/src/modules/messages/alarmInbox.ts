@@ -110,10 +110,13 @@ export function createAlarmInbox(deps: {
     }
   }
 
+  // Up to 1,000 alarms a batch: a batch costs the same few round trips whatever its size, so
+  // a burst is told in a few large batches instead of queueing behind many small ones (the
+  // live pop-up waits for its batch: docs/architecture/alarms.md).
   const alarmBatcher = createBatcher<RaisedAlarm, void>(async (batch) => {
     await alarmsRaised(batch);
     return batch.map(() => undefined);
-  }, 100);
+  }, 1000);
 
   /** One stored alarm; those arriving together are told in one batch. */
   function alarmRaised(alarm: RaisedAlarm): Promise<void> {

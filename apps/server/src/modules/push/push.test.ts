@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { domainEvents } from "../../events.ts";
 import { createInProcessBus } from "../../infra/bus.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
-import { createPushHub, PUSH_CLOSE } from "./service.ts";
+import { createPushHub, PUSH_CLOSE, type PushIdentity } from "./service.ts";
 import { PushClient } from "./testClient.ts";
 
 /** Nothing more arrives within a short while (pushes are sent in order, so a ping suffices). */
@@ -197,6 +197,74 @@ describe("push channel /ws", () => {
     tablet.close();
   });
 
+  it("refuses a revoked token, also within a burst of connects, and closes its open socket", async () => {
+    const email = "carol@example.com";
+    const oldPhone = await identify(await h.signUp(email));
+    const oldSocket = await open(oldPhone.token);
+    // A login on another phone ends the first phone's session (one session per terminal type).
+    const newPhone = await identify(
+      await h.login(email, "secret123", { terminalType: "android", terminalName: "New phone" }),
+    );
+    expect((await oldSocket.next()).scene).toBe(PUSH_SCENES.userLogout);
+    expect((await oldSocket.closedWith()).code).toBe(PUSH_CLOSE.loggedOut);
+    // Connects that arrive together are checked together: only the revoked token is refused.
+    const burst = await Promise.all(
+      [newPhone, oldPhone, bob, oldPhone, newPhone].map(({ token }) =>
+        PushClient.open(`${base}/ws?token=${token}`),
+      ),
+    );
+    clients.push(...burst);
+    for (const refused of [burst[1], burst[3]])
+      expect((await refused.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);
+    for (const accepted of [burst[0], burst[2], burst[4]]) await accepted.ready();
+    for (const client of burst) client.close();
+  });
+
+  it("refuses a socket whose terminal logged out while its token was being checked", async () => {
+    // A hub of its own whose token lookup answers when the test says so.
+    const app = Fastify();
+    await app.register(websocket);
+    const lookups: Array<() => void> = [];
+    const rows = new Map<string, PushIdentity>([
+      ["ending", { userId: 1, terminalId: 7, role: "user" }],
+      ["staying", { userId: 1, terminalId: 8, role: "user" }],
+    ]);
+    const hub = createPushHub({
+      events: domainEvents(createInProcessBus()),
+      // Reads the rows when it starts, as the database query would.
+      authenticateMany: (tokens) =>
+        new Promise((resolve) => {
+          const found = new Map([...rows].filter(([token]) => tokens.includes(token)));
+          lookups.push(() => resolve(found));
+        }),
+      log: app.log,
+    });
+    hub.register(app);
+    const address = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const url = `${address.replace(/^http/, "ws")}/ws?token=`;
+      const [ending, staying] = await Promise.all([
+        PushClient.open(`${url}ending`),
+        PushClient.open(`${url}staying`),
+      ]);
+      await eventually(() => lookups.length > 0);
+      // Terminal 7 logs out after its row was read, before the answer came back.
+      rows.delete("ending");
+      hub.toTerminal(7, {
+        scene: PUSH_SCENES.userLogout,
+        body: { loginIp: "203.0.113.9", reason: LOGOUT_REASON.terminalRemoved },
+      });
+      for (const answer of lookups) answer();
+      expect((await ending.closedWith()).code).toBe(PUSH_CLOSE.tokenInvalid);
+      await staying.ready();
+      expect(hub.socketCount()).toBe(1);
+      staying.close();
+    } finally {
+      await hub.close();
+      await app.close();
+    }
+  });
+
   it("closes a socket that sends text frames", async () => {
     const client = await open(bob.token);
     client.socket.send("hello");
@@ -224,7 +292,7 @@ describe("push channel /ws", () => {
     await app.register(websocket);
     const hub = createPushHub({
       events: domainEvents(createInProcessBus()),
-      authenticate: h.app.services.accounts.authenticate,
+      authenticateMany: h.app.services.accounts.authenticateMany,
       log: app.log,
       heartbeatTimeoutMs: 1000,
       sweepEveryMs: 50,

@@ -1,23 +1,18 @@
 import {
   decodePush,
   encodePush,
+  PING_FRAME,
   PONG_FRAME,
   PUSH_SCENES,
   type PushMessage,
 } from "@keyway/protocol";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import type { WebSocket } from "ws";
+import type { RawData, WebSocket } from "ws";
 import type { Events } from "../../events.ts";
 import { pushRoutes } from "./routes.ts";
+import { createTokenCheck, type PushIdentity, type TokenLookup } from "./tokenCheck.ts";
 
-export type { PushMessage };
-
-/** Who holds a socket: `accounts.authenticate`'s answer. */
-export interface PushIdentity {
-  userId: number;
-  terminalId: number;
-  role: string;
-}
+export type { PushIdentity, PushMessage };
 
 /** What travels on the bus (JSON): the frame is encoded once, on the publishing node. */
 export interface PushEnvelope {
@@ -46,7 +41,8 @@ export const PUSH_CLOSE = {
 
 export interface PushHubDeps {
   events: Events;
-  authenticate: (token: string) => Promise<PushIdentity | null>;
+  /** `accounts.authenticateMany`: connects are checked in batches (tokenCheck.ts). */
+  authenticateMany: TokenLookup;
   log: FastifyBaseLogger;
   /** A socket silent this long is closed (SPEC: heartbeat every 15 s; three missed). */
   heartbeatTimeoutMs?: number;
@@ -56,11 +52,17 @@ export interface PushHubDeps {
   maxBufferedBytes?: number;
 }
 
+/**
+ * One upgraded socket. Kept small and free of closures (docs/architecture/push.md#memory):
+ * a node holds tens of thousands, and the listeners are shared by all of them.
+ */
 interface Connection {
   socket: WebSocket;
-  userId: number;
-  terminalId: number;
+  /** Set once the token check accepted the socket: it is then in `byUser` and `byTerminal`. */
+  identity: PushIdentity | null;
   lastSeen: number;
+  /** A ping that came before the token check finished, answered right after it. */
+  earlyPing: boolean;
 }
 
 export type PushHub = ReturnType<typeof createPushHub>;
@@ -75,19 +77,32 @@ export function createPushHub(deps: PushHubDeps) {
   const { events, log } = deps;
   const heartbeatTimeoutMs = deps.heartbeatTimeoutMs ?? 45_000;
   const maxBufferedBytes = deps.maxBufferedBytes ?? 1024 * 1024;
-  const byUser = new Map<number, Set<Connection>>();
-  const byTerminal = new Map<number, Set<Connection>>();
+  const checkToken = createTokenCheck(deps.authenticateMany);
+  // Arrays rather than Sets: most terminals hold one socket and most users a few, and a Set
+  // costs some 300 bytes more per socket (docs/architecture/push.md#memory).
+  const byUser = new Map<number, Connection[]>();
+  const byTerminal = new Map<number, Connection[]>();
   /** Upgraded sockets, authenticated or not yet: all are closed on shutdown. */
-  const open = new Set<WebSocket>();
+  const open = new Map<WebSocket, Connection>();
   let connections = 0;
   let closed = false;
+  /**
+   * Logout pushes seen while token checks were running (terminal -> their count then): a
+   * check that started before its terminal's logout refuses the socket, even when the
+   * lookup read the row before it was deleted. Emptied whenever no check is running.
+   */
+  const loggedOut = new Map<number, number>();
+  let logouts = 0;
+  let checking = 0;
 
   const unsubscribe = events.subscribe("push", (envelope) => {
-    const set = (envelope.to === "user" ? byUser : byTerminal).get(envelope.id);
-    if (!set?.size) return;
-    const frame = Buffer.from(envelope.frame, "base64");
     const logout = envelope.scene === PUSH_SCENES.userLogout;
-    for (const connection of [...set]) {
+    if (logout && envelope.to === "terminal" && checking > 0) loggedOut.set(envelope.id, ++logouts);
+    const group = (envelope.to === "user" ? byUser : byTerminal).get(envelope.id);
+    if (!group) return;
+    // Decoded once per node, then the same bytes go to every socket.
+    const frame = Buffer.from(envelope.frame, "base64");
+    for (const connection of group.slice()) {
       send(connection, frame);
       // ws sends the close frame after what is queued, so the logout push arrives first.
       if (logout) connection.socket.close(PUSH_CLOSE.loggedOut, "logged out");
@@ -102,11 +117,12 @@ export function createPushHub(deps: PushHubDeps) {
       publish("terminal", id, { scene: PUSH_SCENES.userLogout, body });
   });
 
+  // One sweep for every socket's heartbeat rather than a timer per socket.
   const sweep = setInterval(
     () => {
       const silentSince = Date.now() - heartbeatTimeoutMs;
-      for (const set of byTerminal.values()) {
-        for (const connection of set) {
+      for (const group of byTerminal.values()) {
+        for (const connection of group) {
           if (connection.lastSeen < silentSince) {
             closeSocket(connection.socket, PUSH_CLOSE.heartbeatTimeout, "heartbeat timeout");
           }
@@ -134,19 +150,18 @@ export function createPushHub(deps: PushHubDeps) {
     setTimeout(() => socket.terminate(), 2000).unref();
   }
 
-  function add(map: Map<number, Set<Connection>>, id: number, connection: Connection) {
-    let set = map.get(id);
-    if (!set) {
-      set = new Set();
-      map.set(id, set);
-    }
-    set.add(connection);
+  function add(map: Map<number, Connection[]>, id: number, connection: Connection) {
+    const group = map.get(id);
+    if (group) group.push(connection);
+    else map.set(id, [connection]);
   }
 
-  function remove(map: Map<number, Set<Connection>>, id: number, connection: Connection) {
-    const set = map.get(id);
-    if (!set?.delete(connection)) return false;
-    if (set.size === 0) map.delete(id);
+  function remove(map: Map<number, Connection[]>, id: number, connection: Connection) {
+    const group = map.get(id);
+    const at = group?.indexOf(connection) ?? -1;
+    if (!group || at < 0) return false;
+    if (group.length === 1) map.delete(id);
+    else group.splice(at, 1);
     return true;
   }
 
@@ -155,70 +170,83 @@ export function createPushHub(deps: PushHubDeps) {
     events.publish("push", { to, id, scene: push.scene, frame });
   }
 
+  // The listeners of every socket: `this` is the socket (ws emits on it).
+  function onMessage(this: WebSocket, data: RawData, isBinary: boolean) {
+    const connection = open.get(this);
+    if (!connection) return;
+    if (!isBinary) {
+      closeSocket(this, PUSH_CLOSE.unsupportedData, "binary frames only");
+      return;
+    }
+    connection.lastSeen = Date.now();
+    if (!isPing(data)) return;
+    if (connection.identity) send(connection, PONG_FRAME);
+    else connection.earlyPing = true;
+  }
+
+  function onClose(this: WebSocket) {
+    const connection = open.get(this);
+    open.delete(this);
+    const identity = connection?.identity;
+    if (!connection || !identity) return;
+    connection.identity = null;
+    if (remove(byTerminal, identity.terminalId, connection)) connections--;
+    remove(byUser, identity.userId, connection);
+  }
+
+  function onError(error: Error) {
+    log.debug({ err: error }, "push socket error");
+  }
+
+  function checked(connection: Connection, identity: PushIdentity | null, startedAt: number) {
+    const { socket } = connection;
+    const revoked = identity && (loggedOut.get(identity.terminalId) ?? 0) > startedAt;
+    if (!identity || revoked) return refuse(socket);
+    if (socket.readyState !== socket.OPEN) return; // gone while we asked
+    connection.identity = identity;
+    connection.lastSeen = Date.now();
+    add(byUser, identity.userId, connection);
+    add(byTerminal, identity.terminalId, connection);
+    connections++;
+    // A pong therefore also tells the client that pushes now reach it.
+    if (connection.earlyPing) send(connection, PONG_FRAME);
+  }
+
+  function refuse(socket: WebSocket) {
+    closeSocket(socket, PUSH_CLOSE.tokenInvalid, "token invalid");
+  }
+
   /** Serves one upgraded `/ws` socket whose token is `token`. */
   function accept(socket: WebSocket, token: string | undefined) {
     if (closed) {
       socket.close(PUSH_CLOSE.goingAway, "shutting down");
       return;
     }
-    open.add(socket);
-    let connection: Connection | null = null;
-    /** A ping that came before authentication finished is answered right after it. */
-    let earlyPing = false;
-    // Listeners go on before the first await so that no early frame is lost.
-    socket.on("message", (data, isBinary) => {
-      if (!isBinary) {
-        closeSocket(socket, PUSH_CLOSE.unsupportedData, "binary frames only");
-        return;
-      }
-      if (connection) connection.lastSeen = Date.now();
-      const bytes = Array.isArray(data)
-        ? Buffer.concat(data)
-        : data instanceof ArrayBuffer
-          ? new Uint8Array(data)
-          : data;
-      let ping = false;
-      try {
-        ping = decodePush(bytes).scene === PUSH_SCENES.ping;
-      } catch {
-        // An unknown or malformed frame still proves the client alive; it is ignored.
-      }
-      if (!ping) return;
-      if (connection) send(connection, PONG_FRAME);
-      else earlyPing = true;
-    });
-    socket.on("close", () => {
-      open.delete(socket);
-      if (!connection) return;
-      if (remove(byTerminal, connection.terminalId, connection)) connections--;
-      remove(byUser, connection.userId, connection);
-      connection = null;
-    });
-    socket.on("error", (error) => log.debug({ err: error }, "push socket error"));
-
-    const refuse = () => closeSocket(socket, PUSH_CLOSE.tokenInvalid, "token invalid");
-    if (!token) return refuse();
-    deps.authenticate(token).then(
-      (identity) => {
-        if (!identity) return refuse();
-        if (socket.readyState !== socket.OPEN) return; // gone while we asked
-        connection = {
-          socket,
-          userId: identity.userId,
-          terminalId: identity.terminalId,
-          lastSeen: Date.now(),
-        };
-        add(byUser, identity.userId, connection);
-        add(byTerminal, identity.terminalId, connection);
-        connections++;
-        // A pong therefore also tells the client that pushes now reach it.
-        if (earlyPing) send(connection, PONG_FRAME);
-      },
-      (error) => {
-        log.error({ err: error }, "push: authentication failed");
-        closeSocket(socket, 1011, "internal error");
-      },
-    );
+    const connection: Connection = {
+      socket,
+      identity: null,
+      lastSeen: Date.now(),
+      earlyPing: false,
+    };
+    open.set(socket, connection);
+    // Listeners go on before the token check so that no early frame is lost.
+    socket.on("message", onMessage);
+    socket.on("close", onClose);
+    socket.on("error", onError);
+    if (!token) return refuse(socket);
+    const startedAt = logouts;
+    checking++;
+    checkToken(token)
+      .then(
+        (identity) => checked(connection, identity, startedAt),
+        (error) => {
+          log.error({ err: error }, "push: authentication failed");
+          closeSocket(socket, 1011, "internal error");
+        },
+      )
+      .finally(() => {
+        if (--checking === 0) loggedOut.clear();
+      });
   }
 
   return {
@@ -244,7 +272,7 @@ export function createPushHub(deps: PushHubDeps) {
       unsubscribe();
       unsubscribeEnded();
       clearInterval(sweep);
-      const sockets = [...open];
+      const sockets = [...open.keys()];
       await Promise.all(
         sockets.map(
           (socket) =>
@@ -257,4 +285,20 @@ export function createPushHub(deps: PushHubDeps) {
       );
     },
   };
+}
+
+/** Whether a frame is a heartbeat: the usual bytes are matched as they are, others decoded. */
+function isPing(data: RawData): boolean {
+  const bytes = Array.isArray(data)
+    ? Buffer.concat(data)
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : data;
+  if (Buffer.compare(bytes, PING_FRAME) === 0) return true;
+  try {
+    return decodePush(bytes).scene === PUSH_SCENES.ping;
+  } catch {
+    // An unknown or malformed frame still proves the client alive; it is ignored.
+    return false;
+  }
 }

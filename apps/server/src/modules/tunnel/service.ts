@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import {
   type AgentHello,
   TUNNEL_CLOSE,
@@ -6,6 +7,7 @@ import {
   type TunnelTarget,
 } from "@keyway/protocol";
 import { TunnelError, TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
+import { tunnelOverSocket } from "@keyway/protocol/tunnel-socket";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type { Events } from "../../events.ts";
@@ -16,9 +18,15 @@ export interface TunnelDevice {
   code: string;
 }
 
+/** What carries a link: the agent's socket (TUNNEL_PROTOCOL) or a version-1 WebSocket. */
+interface Carrier {
+  close(code: number, reason: string): void;
+  terminate(): void;
+}
+
 interface Link {
   device: TunnelDevice;
-  socket: WebSocket;
+  socket: Carrier;
   mux: TunnelMux;
   hello: AgentHello | null;
   connectedAt: Date;
@@ -61,31 +69,30 @@ export function createTunnelHub(deps: {
   }, TUNNEL_PING_MS);
   sweep.unref();
 
-  /** An authenticated agent's WebSocket. */
-  function accept(socket: WebSocket, device: TunnelDevice): void {
-    const mux = new TunnelMux({
+  /** Hello, violation and liveness handling common to both carriers. */
+  function muxOptions(device: TunnelDevice, link: () => Link) {
+    return {
       window: deps.window,
-      link: {
-        send: (frame, done) => {
-          if (socket.readyState !== socket.OPEN) return done(new Error("tunnel closed"));
-          socket.send(frame, { binary: true }, done);
-        },
-      },
-      onHello: (hello) => {
+      onHello: (hello: AgentHello) => {
+        const l = link();
         // Said once by a sound agent; a stream of them is neither logged nor kept but the last.
-        if (!link.hello) log.info({ device: device.code, target: hello.target }, "tunnel hello");
-        link.hello = hello;
-        if (links.get(device.id) === link) registry.held(device.id, hello);
+        if (!l.hello) log.info({ device: device.code, target: hello.target }, "tunnel hello");
+        l.hello = hello;
+        if (links.get(device.id) === l) registry.held(device.id, hello);
       },
       // A hostile or broken agent costs its own link, never the process or other devices.
-      onViolation: (reason) => {
+      onViolation: (reason: string) => {
         log.warn({ device: device.code, reason }, "tunnel protocol violation");
-        socket.close(TUNNEL_CLOSE.protocol, "bad frame");
+        const l = link();
+        l.socket.close(TUNNEL_CLOSE.protocol, "bad frame");
         // An agent that does not complete the closing handshake is not waited for.
-        setTimeout(() => socket.terminate(), 2000).unref();
+        setTimeout(() => l.socket.terminate(), 2000).unref();
       },
-    });
-    const link: Link = { device, socket, mux, hello: null, connectedAt: new Date() };
+    };
+  }
+
+  function up(link: Link): void {
+    const { device } = link;
     const previous = links.get(device.id);
     links.set(device.id, link);
     // A reconnect racing its old connection's close: the newest is the one that works.
@@ -93,21 +100,65 @@ export function createTunnelHub(deps: {
     log.info({ device: device.code }, "tunnel up");
     registry.held(device.id, null);
     deps.events?.publish("tunnel.link", { deviceId: device.id, online: true });
+  }
 
+  function down(link: Link): void {
+    const { device } = link;
+    link.mux.close(new DeviceOfflineError());
+    if (links.get(device.id) === link) {
+      links.delete(device.id);
+      registry.released(device.id);
+      log.info({ device: device.code }, "tunnel down");
+      deps.events?.publish("tunnel.link", { deviceId: device.id, online: false });
+    }
+  }
+
+  /**
+   * An authenticated agent's socket after `Upgrade: keyway-tunnel/2` (the 101 already
+   * written); `head`: bytes read past the request.
+   */
+  function acceptSocket(socket: Duplex, device: TunnelDevice, head?: Buffer): void {
+    let link: Link | undefined;
+    const carried = tunnelOverSocket(socket, {
+      ...muxOptions(device, () => link as Link),
+      head,
+      onClose: () => {
+        if (link) down(link);
+      },
+    });
+    link = { device, socket: carried, mux: carried.mux, hello: null, connectedAt: new Date() };
+    up(link);
+    if (carried.closed) down(link);
+  }
+
+  /** An authenticated agent's WebSocket (agents of protocol version 1). */
+  function accept(socket: WebSocket, device: TunnelDevice): void {
+    const mux = new TunnelMux({
+      ...muxOptions(device, () => link),
+      link: {
+        send: (frame, done) => {
+          if (socket.readyState !== socket.OPEN) return done(new Error("tunnel closed"));
+          socket.send(frame, { binary: true }, done);
+        },
+      },
+    });
+    const link: Link = {
+      device,
+      socket: {
+        close: (code, reason) => socket.close(code, reason),
+        terminate: () => socket.terminate(),
+      },
+      mux,
+      hello: null,
+      connectedAt: new Date(),
+    };
+    up(link);
     socket.on("message", (data, isBinary) => {
       if (isBinary) mux.receive(data as Buffer);
       else mux.violation("a text message");
     });
     socket.on("error", (error) => log.warn({ err: error, device: device.code }, "tunnel error"));
-    socket.on("close", () => {
-      mux.close(new DeviceOfflineError());
-      if (links.get(device.id) === link) {
-        links.delete(device.id);
-        registry.released(device.id);
-        log.info({ device: device.code }, "tunnel down");
-        deps.events?.publish("tunnel.link", { deviceId: device.id, online: false });
-      }
-    });
+    socket.on("close", () => down(link));
   }
 
   function isOnline(deviceId: number): boolean {
@@ -153,6 +204,14 @@ export function createTunnelHub(deps: {
     return { links: links.size, streams, buffered, peakStreamBuffered, linkPending };
   }
 
+  /**
+   * Every link told the server is stopping. Socket links are connections of the HTTP server,
+   * which waits for them when it closes: this runs before it does (preClose).
+   */
+  function closeLinks(): void {
+    for (const link of links.values()) link.socket.close(1001, "server stopping");
+  }
+
   async function close(): Promise<void> {
     clearInterval(sweep);
     for (const link of links.values()) link.socket.close(1001, "server stopping");
@@ -160,5 +219,5 @@ export function createTunnelHub(deps: {
     await registry.close();
   }
 
-  return { accept, isOnline, hello, locate, open, stats, close };
+  return { accept, acceptSocket, closeLinks, isOnline, hello, locate, open, stats, close };
 }

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import { upgradeHead } from "../../http/upgradeHead.ts";
 import { RELAYED_HEADER } from "./forward.ts";
 import type { VisitHosts } from "./hosts.ts";
 import { cookieValue, createRelayHeaders } from "./relay/headers.ts";
 import { createHttpRelay } from "./relay/http.ts";
 import { createRefusals } from "./relay/refusals.ts";
 import { createRouter, type Route, VISIT_COOKIE } from "./relay/route.ts";
-import { createSocketRelay, upgradeHead } from "./relay/sockets.ts";
+import { createSocketRelay } from "./relay/sockets.ts";
 import type { VisitService, VisitSession } from "./service.ts";
 
 /**

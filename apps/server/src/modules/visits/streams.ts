@@ -3,7 +3,7 @@ import { TunnelError, type TunnelStream } from "@keyway/protocol/mux";
 import type { FastifyBaseLogger } from "fastify";
 import { AppError } from "../../http/envelope.ts";
 import { DeviceOfflineError, type TunnelHub } from "../tunnel/service.ts";
-import { TunnelAgent, type VisitSession } from "./session.ts";
+import { StreamPool, type VisitSession } from "./session.ts";
 
 /**
  * The tunnel streams of open visits: each opened after the rights check, to a target on the
@@ -79,8 +79,8 @@ export function createVisitStreams(deps: {
   }
 
   /** The visit's keep-alive pool to the device UI. */
-  function agentOf(session: VisitSession): TunnelAgent {
-    session.agent ??= new TunnelAgent(() => openStream(session, null));
+  function agentOf(session: VisitSession): StreamPool {
+    session.agent ??= new StreamPool(() => openStream(session, null));
     return session.agent;
   }
 

@@ -7,6 +7,7 @@ import { devicesApi } from "../../api/devices.ts";
 import { useGroups, useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { useConnect } from "../../features/device/ConnectButton.tsx";
+import { ListPager } from "../../features/device/ListPager.tsx";
 import { toIds, withLiveStates } from "../../features/device/machine.ts";
 import { ALL_GROUPS, useGroupFilterOptions } from "../../features/device/machineColumns.tsx";
 import { useLang } from "../../i18n/index.ts";
@@ -74,7 +75,10 @@ function PersonalDevices() {
 
   const term = useDebounced(search.trim());
   const groupId = group === ALL_GROUPS ? undefined : Number(group);
-  const query = { groupId, search: term || undefined };
+  // The server's page; a new filter starts again at the first.
+  const [paged, setPaged] = useState({ page: 1, term, group });
+  const page = paged.term === term && paged.group === group ? paged.page : 1;
+  const query = { groupId, search: term || undefined, page };
   const devices = useQuery({
     queryKey: queryKeys.devices(query),
     queryFn: () => devicesApi.select(query),
@@ -196,6 +200,14 @@ function PersonalDevices() {
           onAdd={() => setAdding(true)}
         />
         {body}
+        {devices.data && !noDevices && (
+          <ListPager
+            page={page}
+            total={devices.data.total}
+            onChange={(next) => setPaged({ page: next, term, group })}
+            testId="device-pager"
+          />
+        )}
       </Card>
 
       <AddDeviceModal

@@ -24,6 +24,7 @@ import { useLiveStates } from "../../api/hooks.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { EnterpriseListPage } from "../../components/EnterpriseListPage.tsx";
 import { ConnectButton, useConnect } from "../../features/device/ConnectButton.tsx";
+import { ListPager } from "../../features/device/ListPager.tsx";
 import { withLiveStates } from "../../features/device/machine.ts";
 import {
   ALL_GROUPS,
@@ -64,7 +65,10 @@ function EnterpriseDevices({
   const [detail, setDetail] = useState<Machine | null>(null);
   const term = useDebounced(search.trim());
   const groupId = group === ALL_GROUPS ? undefined : Number(group);
-  const query: EnterpriseDeviceQuery = { eid, type, groupId, search: term || undefined };
+  // The server's page; a new filter starts again at the first.
+  const [paged, setPaged] = useState({ page: 1, term, group });
+  const page = paged.term === term && paged.group === group ? paged.page : 1;
+  const query: EnterpriseDeviceQuery = { eid, type, groupId, search: term || undefined, page };
 
   const devices = useQuery({
     queryKey: queryKeys.enterpriseDevices(query),
@@ -243,6 +247,14 @@ function EnterpriseDevices({
           />
         </Flex>
         {body}
+        {devices.data && (
+          <ListPager
+            page={page}
+            total={devices.data.total}
+            onChange={(next) => setPaged({ page: next, term, group })}
+            testId="enterprise-device-pager"
+          />
+        )}
       </Card>
       <EnterpriseDeviceDrawer
         eid={eid}

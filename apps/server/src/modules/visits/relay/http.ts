@@ -1,7 +1,9 @@
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
+import type { TunnelStream } from "@keyway/protocol/mux";
 import { AppError } from "../../../http/envelope.ts";
 import { forwardHttp } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
+import { AnswerReader } from "./answer.ts";
 import type { RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
 import { type Route, TICKET_PARAM, VISIT_COOKIE } from "./route.ts";
@@ -67,38 +69,121 @@ export function createHttpRelay(deps: {
       return refuse(response, error);
     }
     visits.touch(session);
-    const upstream = http.request({
-      method: request.method,
-      path: r.path,
-      headers: requestHeaders(request, session, r, false),
-      agent: visits.agentOf(session),
-      setHost: false,
-    });
-    upstream.on("response", (answer) => {
-      clearHeaders(response);
-      response.writeHead(
-        answer.statusCode ?? 502,
-        answer.statusMessage,
-        responseHeaders(answer.rawHeaders, request, session, r),
+    void exchange(request, response, session, r);
+  };
+
+  /**
+   * One request and its answer on a pooled tunnel stream: the request head written by us, the
+   * body passed on (chunked again when the browser sent it chunked), and of the answer only
+   * the head parsed (AnswerReader); its body goes to the browser as the views read.
+   */
+  async function exchange(
+    request: IncomingMessage,
+    response: ServerResponse,
+    session: VisitSession,
+    r: Route,
+  ) {
+    const pool = visits.agentOf(session);
+    let stream: TunnelStream;
+    try {
+      stream = await pool.lease();
+    } catch (error) {
+      request.resume();
+      return refuse(
+        response,
+        error instanceof AppError ? error : new AppError("TARGET_UNREACHABLE", null, 502),
       );
-      answer.pipe(response);
-      answer.on("error", () => response.destroy());
-      answer.on("aborted", () => response.destroy());
-    });
-    upstream.on("error", (error) => {
-      request.unpipe(upstream);
+    }
+    if (response.destroyed) return pool.release(stream, false);
+    const method = request.method ?? "GET";
+    const chunked =
+      request.headers["transfer-encoding"] !== undefined &&
+      request.headers["content-length"] === undefined;
+    const headers = requestHeaders(request, session, r, false);
+    let head = `${method} ${r.path} HTTP/1.1\r\n`;
+    for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+    head += chunked
+      ? "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+      : "Connection: keep-alive\r\n\r\n";
+
+    let requestSent = false;
+    let settled = false;
+    const settle = (reusable: boolean) => {
+      if (settled) return;
+      settled = true;
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("close", onClose);
+      stream.off("drain", onStreamDrain);
+      response.off("drain", onResponseDrain);
+      request.off("data", onRequestData);
+      request.off("end", onRequestEnd);
+      if (!reusable) request.resume();
+      pool.release(stream, reusable && requestSent);
+    };
+    const failed = () => {
+      settle(false);
       if (!response.headersSent) {
         request.resume();
-        refuse(
-          response,
-          error instanceof AppError ? error : new AppError("TARGET_UNREACHABLE", null, 502),
-        );
+        refuse(response, new AppError("TARGET_UNREACHABLE", null, 502));
       } else response.destroy();
+    };
+    const reader = new AnswerReader(method, {
+      head: (answer) => {
+        clearHeaders(response);
+        try {
+          response.writeHead(
+            answer.status,
+            answer.statusMessage || STATUS_CODES[answer.status] || "Unknown",
+            responseHeaders(answer.rawHeaders, request, session, r),
+          );
+        } catch {
+          failed();
+        }
+      },
+      body: (piece) => {
+        if (!response.write(piece)) stream.pause();
+      },
+      end: (reusable) => {
+        settle(reusable);
+        response.end();
+      },
+      error: failed,
     });
+    const onData = (chunk: Buffer) => reader.push(chunk);
+    const onEnd = () => reader.end();
+    const onClose = () => {
+      if (!reader.finished) failed();
+    };
+    const onResponseDrain = () => stream.resume();
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("close", onClose);
+    response.on("drain", onResponseDrain);
     // The browser went away (or the visit was cut): the device's answer is no longer wanted.
     response.on("close", () => {
-      if (!response.writableFinished) upstream.destroy();
+      if (!settled) settle(false);
     });
-    request.pipe(upstream);
-  };
+
+    // The request: its head, then its body with backpressure.
+    const onStreamDrain = () => request.resume();
+    const onRequestData = (chunk: Buffer) => {
+      const more = chunked
+        ? stream.write(`${chunk.byteLength.toString(16)}\r\n`) &&
+          stream.write(chunk) &&
+          stream.write("\r\n")
+        : stream.write(chunk);
+      if (!more) request.pause();
+    };
+    const onRequestEnd = () => {
+      if (chunked && !settled) stream.write("0\r\n\r\n");
+      requestSent = true;
+    };
+    stream.on("drain", onStreamDrain);
+    // Paused by a slow browser in its last exchange, perhaps.
+    stream.resume();
+    stream.write(head);
+    request.on("data", onRequestData);
+    request.on("end", onRequestEnd);
+  }
 }

@@ -1,0 +1,3 @@
+/** apps/agent/build.mjs: the agent as one bundled ES module. */
+export const AGENT_BUNDLE: string;
+export function buildAgent(outfile?: string): Promise<number>;
