@@ -10,6 +10,7 @@ import {
   TUNNEL_MAX_WINDOW,
   TUNNEL_RESET,
   TUNNEL_WINDOW,
+  type TunnelControl,
   type TunnelFrame,
   type TunnelResetCode,
   type TunnelTarget,
@@ -97,6 +98,8 @@ export interface TunnelMuxOptions {
   /** The accepting side: a stream the peer asks for. Call accept() or refuse() on it. */
   onOpen?: (stream: TunnelStream, target: TunnelTarget | null) => void;
   onHello?: (hello: AgentHello) => void;
+  /** A control message (on-site consent, visits ended on site): TUNNEL_FRAME.control. */
+  onControl?: (message: TunnelControl) => void;
   /** A pong to our ping, with the round trip in milliseconds. */
   onPong?: (rttMs: number) => void;
 }
@@ -350,6 +353,9 @@ export class TunnelMux {
         break;
       case "hello":
         this.options.onHello?.(frame.hello);
+        break;
+      case "control":
+        this.options.onControl?.(frame.message);
         break;
     }
   }

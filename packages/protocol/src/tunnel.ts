@@ -16,6 +16,8 @@ import { z } from "zod";
  *     window    u32 increment: the receiver consumed that many more bytes
  *     ping/pong 0-64 opaque bytes, echoed
  *     hello     UTF-8 JSON (agentHello), the agent's first frame
+ *     control   UTF-8 JSON (tunnelControl), stream 0: on-site consent and visits ended on
+ *               site. Sent to an agent only when its hello lists the "control" feature.
  *
  * Flow control is per stream and per direction, by credit: a side may have at most the
  * peer's announced window of DATA bytes unacknowledged; the peer returns credit with
@@ -60,6 +62,8 @@ export const TUNNEL_FRAME = {
    * the link. A WebSocket link uses WebSocket close frames instead.
    */
   close: 10,
+  /** Stream 0: UTF-8 JSON (tunnelControl), both ways; only to agents announcing "control". */
+  control: 11,
 } as const;
 
 /** Reasons of a `reset`. */
@@ -119,8 +123,46 @@ export const agentHello = z.object({
   target: z.string().max(300),
   /** Every target the agent will connect to ("host:port"), the default included. */
   allow: z.array(z.string().max(300)).max(1000),
+  /** The device's screen (VNC, RFB) when the agent offers it: "host:port", also on `allow`. */
+  vnc: z.string().max(300).optional(),
+  /** What the agent understands beyond streams: "control" (TUNNEL_FRAME.control messages). */
+  features: z.array(z.string().max(32)).max(32).optional(),
 });
 export type AgentHello = z.infer<typeof agentHello>;
+
+/** The hello feature of agents that take control messages (on-site consent). */
+export const AGENT_FEATURE_CONTROL = "control";
+
+/** How long the person at the machine has to accept a visit (no answer is a refusal). */
+export const CONSENT_TIMEOUT_MS = 30_000;
+
+const visitRef = z.string().regex(/^[a-z2-7]{26}$/);
+
+/**
+ * Control messages on stream 0 (docs/architecture/remote-access.md "On-site consent").
+ * Server → agent: `consent.ask` (someone asks to start a visit; answer within timeout_ms),
+ * `consent.cancel` (the question is void: timed out or the visitor gave up), `visit.ended`
+ * (an accepted visit is over, for whatever reason). Agent → server: `consent.answer`,
+ * `visit.end` (the person at the machine ends an accepted visit).
+ */
+export const tunnelControl = z.discriminatedUnion("t", [
+  z.object({
+    t: z.literal("consent.ask"),
+    visit: visitRef,
+    /** The visitor as the device's owner knows them: name and masked account. */
+    visitor: z.string().max(200),
+    account: z.string().max(200).default(""),
+    /** "web" (the device's web UI), "screen" (VNC) or "tcp" (a TCP forward). */
+    kind: z.enum(["web", "screen", "tcp"]),
+    viewOnly: z.boolean(),
+    timeoutMs: z.number().int().min(1).max(600_000),
+  }),
+  z.object({ t: z.literal("consent.cancel"), visit: visitRef }),
+  z.object({ t: z.literal("consent.answer"), visit: visitRef, accept: z.boolean() }),
+  z.object({ t: z.literal("visit.ended"), visit: visitRef }),
+  z.object({ t: z.literal("visit.end"), visit: visitRef }),
+]);
+export type TunnelControl = z.infer<typeof tunnelControl>;
 
 export type TunnelFrame =
   | { type: "open"; id: number; window: number; host: string; port: number }
@@ -131,7 +173,8 @@ export type TunnelFrame =
   | { type: "window"; id: number; increment: number }
   | { type: "ping"; data: Uint8Array }
   | { type: "pong"; data: Uint8Array }
-  | { type: "hello"; hello: AgentHello };
+  | { type: "hello"; hello: AgentHello }
+  | { type: "control"; message: TunnelControl };
 
 const HEADER = 5;
 const encoder = new TextEncoder();
@@ -190,9 +233,10 @@ export function encodeFrame(f: TunnelFrame): Uint8Array {
       bytes.set(data, HEADER);
       return bytes;
     }
-    case "hello": {
-      const json = encoder.encode(JSON.stringify(f.hello));
-      const [bytes] = frame(TUNNEL_FRAME.hello, 0, json.byteLength);
+    case "hello":
+    case "control": {
+      const json = encoder.encode(JSON.stringify(f.type === "hello" ? f.hello : f.message));
+      const [bytes] = frame(TUNNEL_FRAME[f.type], 0, json.byteLength);
       bytes.set(json, HEADER);
       return bytes;
     }
@@ -245,6 +289,15 @@ export function decodeFrame(bytes: Uint8Array): TunnelFrame | null {
       try {
         const parsed = agentHello.safeParse(JSON.parse(decoder.decode(payload)));
         return parsed.success ? { type: "hello", hello: parsed.data } : null;
+      } catch {
+        return null;
+      }
+    }
+    case TUNNEL_FRAME.control: {
+      if (size > 4096) return null;
+      try {
+        const parsed = tunnelControl.safeParse(JSON.parse(decoder.decode(payload)));
+        return parsed.success ? { type: "control", message: parsed.data } : null;
       } catch {
         return null;
       }

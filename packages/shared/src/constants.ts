@@ -48,6 +48,8 @@ export const LOCATION_REFRESH_PER_DAY = 5;
  */
 export const CAMERA_ACCOUNT = { nameMax: 30, appKeyMax: 64, secretMax: 128, perUser: 20 } as const;
 export const CUSTOM_VISIT_MIN_MINUTES = 10;
+/** Visit activity (requests, screen sessions) is kept this long (issue 20). */
+export const VISIT_ACTIVITY_DAYS = 90;
 /**
  * Enterprises one user may create from the web (our policy): enough for a company and a few
  * subsidiaries; more goes through the operator, who has no limit.

@@ -333,6 +333,8 @@ export interface Machine {
   group_name: string;
   state: 0 | 1;
   online: boolean;
+  /** The device's agent offers its screen (VNC) now: the lists show "Screen". */
+  screen?: boolean;
   model: string;
   version: string;
   ip: string;

@@ -274,6 +274,11 @@ export const HW = {
     "设备无法连接到该地址",
     "The device could not connect to the target",
   ),
+  SCREEN_NOT_OFFERED: entry(
+    "10010104",
+    "该设备未提供屏幕访问（VNC）",
+    "The device offers no screen access (VNC)",
+  ),
   VISIT_NOT_FOUND: entry("10010201", "访问记录不存在", "The visit does not exist"),
   DEVICE_AUTH_FAILED: entry(
     "10010301",
@@ -289,6 +294,26 @@ export const HW = {
     "10010402",
     "本次访问已结束，请重新连接",
     "This visit has ended; please connect again",
+  ),
+  CONSENT_REFUSED: entry(
+    "10010501",
+    "设备现场人员拒绝了本次访问",
+    "The person at the machine refused the visit",
+  ),
+  CONSENT_TIMEOUT: entry(
+    "10010502",
+    "设备现场 30 秒内无人确认，访问未开始",
+    "Nobody at the machine answered within 30 s; the visit did not start",
+  ),
+  CONSENT_UNSUPPORTED: entry(
+    "10010503",
+    "该设备的代理程序不支持现场确认，请升级代理程序",
+    "The device's agent cannot ask for on-site consent; please update the agent",
+  ),
+  VIEW_ONLY: entry(
+    "10010601",
+    "只读访问：不能修改设备",
+    "View only: this visit cannot change the device",
   ),
   // Alarm pushes: SMS / e-mail configuration, stock and sending (module 12).
   SMS_STOCK_NOT_ENOUGH: entry("12010101", "短信余量不足", "Not enough SMS stock"),

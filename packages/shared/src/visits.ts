@@ -31,6 +31,16 @@ export const targetField = z
   );
 
 /**
+ * What a visit opens: the device's web UI, its screen (VNC, the viewer in Keyway's own page),
+ * or TCP forwards (`keyway-agent forward`; a visit URL call with `target`).
+ */
+export const VISIT_KINDS = ["web", "screen", "tcp"] as const;
+export type VisitKind = (typeof VISIT_KINDS)[number];
+
+/** `kind` of the visit URL calls: "web" (default) or "screen". */
+export const visitKindField = z.enum(["web", "screen"], { error: "v.visitKind" }).optional();
+
+/**
  * POST /api/v1/audit/getValidVisitUrl (and /eapi/web/c/machine/getVisitUrl). `terminalID`
  * is accepted for the SPEC's sake; the visit is bound to the terminal of the caller's token.
  * `target` is for TCP forwards (keyway-agent forward); without it the visit opens the
@@ -40,6 +50,7 @@ export const visitUrlBody = z.object({
   machineID: idField,
   terminalID: optionalText(64),
   target: targetField.optional(),
+  kind: visitKindField,
 });
 
 /** POST /api/enterprises/validVisitUrl. */
@@ -47,6 +58,7 @@ export const enterpriseVisitUrlBody = z.object({
   eid: idField,
   machineId: idField,
   target: targetField.optional(),
+  kind: visitKindField,
 });
 
 /**
@@ -60,6 +72,7 @@ export const projectVisitUrlBody = z
     id: idField.optional(),
     terminalID: optionalText(64),
     target: targetField.optional(),
+    kind: visitKindField,
   })
   .refine((b) => b.machineID ?? b.machineId, { error: "v.id", path: ["machineId"] });
 
@@ -81,6 +94,19 @@ export interface VisitUrl {
   role: string;
   /** When the caller's right ends (a visit time), null when it does not. */
   right_expires_at: string | null;
+  kind: VisitKind;
+  /**
+   * The caller's member level is read-only: the relay drops every screen input and refuses
+   * changing HTTP requests (docs/architecture/remote-access.md "View only").
+   */
+  view_only: boolean;
+  /**
+   * "screen" visits: the viewer's WebSocket (`wss://<host>/visit-screen/<id>?kw_ticket=T`),
+   * opened once from Keyway's own page within expires_at. Absent for other kinds.
+   */
+  ws_url?: string;
+  /** "accepted" when the person at the machine accepted it (on-site consent on), else "none". */
+  consent: "none" | "accepted";
 }
 
 /** GET /api/device/v1/visits. */
@@ -108,6 +134,12 @@ export const VISIT_END_REASONS = [
   "visit_time_expired",
   /** The device's cloud service was closed (04012301). */
   "cloud_closed",
+  /** The person at the machine ended it (on-site consent). */
+  "ended_on_site",
+  /** The person at the machine refused it before it began. */
+  "consent_refused",
+  /** Nobody at the machine answered within CONSENT_TIMEOUT_MS. */
+  "consent_timeout",
 ] as const;
 export type VisitEndReason = (typeof VISIT_END_REASONS)[number];
 
@@ -129,12 +161,89 @@ export interface VisitItem {
   bytes_out: number;
   state: VisitState;
   end_reason: VisitEndReason | null;
+  kind: VisitKind;
+  view_only: boolean;
 }
 
 export interface VisitPage {
   list: VisitItem[];
   total: number;
 }
+
+// ---- Visit activity (kept VISIT_ACTIVITY_DAYS; no bodies, no query strings, no passwords) ----
+
+/**
+ * One thing a visitor did: an HTTP request through the relay (method, path without its
+ * query, status, bytes), or a screen (VNC) session (start, end, view only or control, bytes,
+ * input events passed and dropped).
+ */
+export interface VisitActivityItem {
+  id: number;
+  visit_id: string;
+  kind: "http" | "screen";
+  at: string;
+  /** Screen sessions: when it closed (null while open); HTTP: when the answer ended. */
+  ended_at: string | null;
+  /** HTTP only ("" for screen sessions). */
+  method: string;
+  /** HTTP only: the path, without the query string. */
+  path: string;
+  /** HTTP status; 0 when the answer never came; for screen sessions 0. */
+  status: number;
+  bytes_in: number;
+  bytes_out: number;
+  view_only: boolean;
+  /** Screen sessions: key, pointer and clipboard messages passed to the device. */
+  input_events: number;
+  /** Screen sessions: input messages the relay dropped (view only). */
+  dropped_events: number;
+}
+
+export interface VisitActivityPage {
+  list: VisitActivityItem[];
+  total: number;
+}
+
+/** GET /api/device/v1/visits/activity: a device's visit activity (one visit's with visitId). */
+export const visitActivityQuery = z.object({
+  deviceId: idField,
+  visitId: visitIdField.optional(),
+  page: pageField.default(1),
+  pageSize: z.coerce.number({ error: "v.page" }).int().min(1).max(500).default(50),
+});
+
+/** GET /api/device/v1/visits/activity.csv: the same rows as CSV (text/csv, UTF-8 with BOM). */
+export const visitActivityCsvQuery = z.object({
+  deviceId: idField,
+  visitId: visitIdField.optional(),
+  lang: z.enum(["zh", "en"]).optional(),
+});
+
+// ---- Remote-access settings of a device (the Akey sets them) ----
+
+export interface RemoteSettings {
+  machine_id: number;
+  /** A visit starts only after someone at the machine accepts it (off by default). */
+  onsite_consent: boolean;
+  /** Read-only visitors may still open the device page's WebSockets (off by default). */
+  readonly_websocket: boolean;
+  /** The device's agent offers its screen (VNC) now. */
+  screen: boolean;
+  /** The device's agent can ask for on-site consent (its hello lists "control"). */
+  consent_supported: boolean;
+  /** The caller may change these (the Akey). */
+  can_edit: boolean;
+}
+
+/** GET /api/device/v1/remoteSettings (Akey, Bkeys). */
+export const remoteSettingsQuery = z.object({ deviceId: idField });
+
+/** POST /api/device/v1/remoteSettings (Akey only). */
+export const remoteSettingsBody = z.object({
+  deviceId: idField,
+  onsite_consent: z.boolean({ error: "v.bool" }).optional(),
+  readonly_websocket: z.boolean({ error: "v.bool" }).optional(),
+});
 
 /** An e-mail with most of its local part hidden: "de***@keyway.local". */
 export function maskEmail(email: string): string {

@@ -95,6 +95,9 @@ export function createVisitIssuer(deps: {
       target,
       role: right.role,
       right_expires_at: right.expires_at,
+      kind: options.target ? "tcp" : "web",
+      view_only: !right.write,
+      consent: "none",
     };
   }
 

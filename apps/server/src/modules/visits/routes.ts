@@ -43,6 +43,8 @@ export function visitRoutes(
     visits.list(caller, input.deviceId, input.page, input.pageSize),
   );
   serve(v.end, ({ caller, input }) => visits.endByOwner(caller, input.visitId));
+  serve(v.remoteSettings, ({ caller, input }) => visits.settings.get(caller, input.deviceId));
+  serve(v.setRemoteSettings, ({ caller, input }) => visits.settings.set(caller, input));
 }
 
 /** The TCP forward endpoint (keyway-agent forward): a WebSocket, so outside the contract. */

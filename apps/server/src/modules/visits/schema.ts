@@ -1,4 +1,13 @@
-import { bigint, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 import { users } from "../accounts/schema.ts";
 import { devices } from "../devices/schema.ts";
 
@@ -38,6 +47,10 @@ export const visits = pgTable(
     bytesIn: bigint("bytes_in", { mode: "number" }).notNull().default(0),
     /** From the visitor to the device. */
     bytesOut: bigint("bytes_out", { mode: "number" }).notNull().default(0),
+    /** "web", "screen" (VNC) or "tcp" (VisitKind). */
+    kind: text("kind").notNull().default("web"),
+    /** The visitor's member level was read-only when issued (re-read at every rights check). */
+    viewOnly: boolean("view_only").notNull().default(false),
   },
   (t) => [
     index("visits_device_idx").on(t.deviceId, t.startedAt),
@@ -46,3 +59,48 @@ export const visits = pgTable(
 );
 
 export type Visit = typeof visits.$inferSelect;
+
+/**
+ * What a visitor did (issue 20): one row per HTTP request through the relay, one per screen
+ * (VNC) session. No bodies, no query strings, no passwords. Kept VISIT_ACTIVITY_DAYS.
+ */
+export const visitActivity = pgTable(
+  "visit_activity",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    visitId: text("visit_id")
+      .notNull()
+      .references(() => visits.id, { onDelete: "cascade" }),
+    deviceId: integer("device_id").notNull(),
+    /** "http" or "screen". */
+    kind: text("kind").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    method: text("method").notNull().default(""),
+    path: text("path").notNull().default(""),
+    status: integer("status").notNull().default(0),
+    bytesIn: bigint("bytes_in", { mode: "number" }).notNull().default(0),
+    bytesOut: bigint("bytes_out", { mode: "number" }).notNull().default(0),
+    viewOnly: boolean("view_only").notNull().default(false),
+    inputEvents: integer("input_events").notNull().default(0),
+    droppedEvents: integer("dropped_events").notNull().default(0),
+  },
+  (t) => [
+    index("visit_activity_device_idx").on(t.deviceId, t.at),
+    index("visit_activity_visit_idx").on(t.visitId, t.at),
+  ],
+);
+
+export type VisitActivity = typeof visitActivity.$inferSelect;
+
+/** A device's remote-access settings (issue 20); no row means the defaults (all off). */
+export const remoteSettings = pgTable("remote_settings", {
+  deviceId: integer("device_id")
+    .primaryKey()
+    .references(() => devices.id, { onDelete: "cascade" }),
+  /** A visit starts only after someone at the machine accepts it. */
+  onsiteConsent: boolean("onsite_consent").notNull().default(false),
+  /** Read-only visitors may open the device page's WebSockets. */
+  readonlyWebsocket: boolean("readonly_websocket").notNull().default(false),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
+});

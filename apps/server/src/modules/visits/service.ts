@@ -11,6 +11,7 @@ import type { VisitHosts } from "./hosts.ts";
 import { createVisitIssuer } from "./issue.ts";
 import { createVisitRecheck } from "./recheck.ts";
 import { createVisitRegistry } from "./registry.ts";
+import { createRemoteSettings } from "./settings.ts";
 import { createVisitStreams } from "./streams.ts";
 import { createVisitLog } from "./visitLog.ts";
 
@@ -56,6 +57,10 @@ export function createVisitService(deps: {
     idleMs: deps.idleMs ?? 10 * 60_000,
   });
   const visitLog = createVisitLog({ ...deps, registry });
+  const settings = createRemoteSettings({
+    ...deps,
+    helloOf: async (deviceId) => (await deps.tunnels.locate(deviceId))?.hello ?? null,
+  });
 
   async function close(): Promise<void> {
     recheck.stop();
@@ -80,6 +85,7 @@ export function createVisitService(deps: {
     touch: registry.touch,
     list: visitLog.list,
     endByOwner: visitLog.endByOwner,
+    settings,
     sweep: recheck.sweep,
     stats: streams.stats,
     close,

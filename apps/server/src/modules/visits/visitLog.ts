@@ -1,4 +1,10 @@
-import { maskAccount, type VisitEndReason, type VisitItem, type VisitPage } from "@keyway/shared";
+import {
+  maskAccount,
+  type VisitEndReason,
+  type VisitItem,
+  type VisitKind,
+  type VisitPage,
+} from "@keyway/shared";
 import { and, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Events } from "../../events.ts";
@@ -57,6 +63,8 @@ export function createVisitLog(deps: {
       bytes_out: bytes.bytesOut,
       state: v.endedAt ? "ended" : "running",
       end_reason: (v.endReason as VisitEndReason | null) ?? null,
+      kind: v.kind as VisitKind,
+      view_only: v.viewOnly,
     };
   }
 
