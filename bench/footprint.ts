@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { percentile } from "./stats.ts";
@@ -7,14 +7,15 @@ import { percentile } from "./stats.ts";
 /**
  * `npm run bench -- footprint`: memory as the kernel counts it (VmRSS, and VmHWM, the peak) of
  * - the server as `npm start` runs it (apps/server/dist/main.js on its embedded defaults: PGlite,
- *   embedded broker, demo seed): a first start on a fresh DATA_DIR and a second start on the
- *   same one, their peak and their RSS once idle;
- * - the device agent with its MQTT session and its tunnel up and idle: the bundle
- *   (dist/keyway-agent.mjs, as `npm start -w @keyway/agent` runs it, and plain), beside the
- *   agent as the deploy runs it (dist/cli.js, npm packages from node_modules) and as the tests
- *   run it (sources through tsx), and a bare mqtt.js client that only connects: the floor of
- *   any agent on Node.js and mqtt.js. (mosquitto_sub, a C client, is not a peer: it takes the
- *   password on its command line only.)
+ *   embedded broker, demo seed): a first start on a fresh DATA_DIR (the data directory
+ *   unpacked from dist/pglite-template.tar.br) and a second start on the same one, their peak
+ *   and their RSS once idle; beside them the same build's first start without the template,
+ *   which runs PGlite's own initdb (as every first start did before);
+ * - the device agent with its MQTT session and its tunnel up and idle: its one build
+ *   (dist/keyway-agent.mjs, with --max-semi-space-size=1 as the systemd unit and `npm start`
+ *   run it, and plain), beside the agent as the tests run it (sources through tsx), and a bare
+ *   mqtt.js client that only connects: the floor of any agent on Node.js and mqtt.js.
+ *   (mosquitto_sub, a C client, is not a peer: it takes the password on its command line only.)
  * Agents run one at a time, in alternating rounds; each figure is a median.
  */
 
@@ -76,7 +77,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** A server start on `dataDir`: its peak until it is idle, and its idle RSS. */
-async function serverStart(dataDir: string) {
+async function serverStart(dataDir: string, main = "apps/server/dist/main.js") {
   const file = join(dataDir, "demo-agent.json");
   rmSync(file, { force: true });
   const env: NodeJS.ProcessEnv = {
@@ -92,7 +93,7 @@ async function serverStart(dataDir: string) {
     delete env[key];
   }
   const startedAt = Date.now();
-  const server = started(["apps/server/dist/main.js"], env);
+  const server = started([main], env);
   // The server writes the demo device's credentials once it listens (as npm start waits).
   await until(() => existsSync(file), "server start", 300_000, server.output);
   const readyMs = Date.now() - startedAt;
@@ -148,10 +149,25 @@ const bareMqtt: Peer = {
 
 /** The server and the agent built as a production install has them. */
 function build() {
-  for (const script of ["scripts/build.mjs", "apps/agent/build.mjs"]) {
-    const result = spawnSync(process.execPath, [script], { cwd: ROOT, encoding: "utf8" });
-    if (result.status !== 0) throw new Error(`${script} failed:\n${result.stderr}`);
+  const result = spawnSync(process.execPath, ["scripts/build.mjs"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`scripts/build.mjs failed:\n${result.stderr}`);
+}
+
+/**
+ * The same server build in a folder without the template (inside apps/server, where it finds
+ * its package.json and migrations): a first start there runs PGlite's initdb.
+ */
+function buildWithoutTemplate(): { main: string; dir: string } {
+  const dir = join(ROOT, "apps/server/.bench-footprint-initdb");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  for (const file of ["main.js", "node-check.js"]) {
+    copyFileSync(join(ROOT, "apps/server/dist", file), join(dir, file));
   }
+  return { main: join(dir, "main.js"), dir };
 }
 
 /** The RSS of Node.js doing nothing: the floor under every Node.js peer. */
@@ -172,20 +188,23 @@ export async function run(): Promise<void> {
   const loadAtStart = load();
   build();
   const dataDir = mkdtempSync(join(tmpdir(), "kw-footprint-"));
+  const initdbDataDir = mkdtempSync(join(tmpdir(), "kw-footprint-initdb-"));
+  const initdbBuild = buildWithoutTemplate();
   const peers: Peer[] = [
-    agentPeer("agent bundle, --max-semi-space-size=1 (npm start -w @keyway/agent)", [
+    agentPeer("agent bundle, --max-semi-space-size=1 (keyway-agent.service, npm start)", [
       "--max-semi-space-size=1",
       "apps/agent/dist/keyway-agent.mjs",
     ]),
     agentPeer("agent bundle, plain node (dist/keyway-agent.mjs)", [
       "apps/agent/dist/keyway-agent.mjs",
     ]),
-    agentPeer("agent dist/cli.js (node_modules beside it)", ["apps/agent/dist/cli.js"]),
     agentPeer("agent sources through tsx", ["--import", "tsx", "apps/agent/src/cli.ts"]),
     bareMqtt,
   ];
   const rss = new Map<string, number[]>(peers.map((peer) => [peer.name, []]));
   try {
+    const initdb = await serverStart(initdbDataDir, initdbBuild.main);
+    await stop(initdb.child);
     const first = await serverStart(dataDir);
     await stop(first.child);
     const second = await serverStart(dataDir);
@@ -216,15 +235,16 @@ export async function run(): Promise<void> {
       "server (apps/server/dist/main.js on its embedded defaults, as npm start runs it):",
     );
     for (const [label, s] of [
-      ["first start, fresh DATA_DIR ", first],
-      ["second start, same DATA_DIR", second],
+      ["first start, fresh DATA_DIR (template)    ", first],
+      ["second start, same DATA_DIR               ", second],
+      ["first start without the template (initdb) ", initdb],
     ] as const) {
       console.log(
         `  ${label}: peak (VmHWM) ${mib(s.hwm)}, idle ${mib(s.rss)}, ready in ${(s.readyMs / 1000).toFixed(1)} s`,
       );
     }
     console.log(
-      `  first/second start: peak ${(first.hwm / second.hwm).toFixed(2)}x, idle ${(first.rss / second.rss).toFixed(2)}x`,
+      `  first start, template/initdb: peak ${(first.hwm / initdb.hwm).toFixed(2)}x, idle ${(first.rss / initdb.rss).toFixed(2)}x; first/second start: peak ${(first.hwm / second.hwm).toFixed(2)}x`,
     );
     const base = percentile(rss.get(bareMqtt.name) ?? [], 50);
     console.log("device agent, MQTT session and tunnel up, idle:");
@@ -232,13 +252,15 @@ export async function run(): Promise<void> {
       const samples = rss.get(peer.name) ?? [];
       const median = percentile(samples, 50);
       console.log(
-        `  ${peer.name.padEnd(68)} ${mib(median)} (rounds ${samples.map((r) => r.toFixed(1)).join(", ")}); ${(median / base).toFixed(2)}x the bare client`,
+        `  ${peer.name.padEnd(70)} ${mib(median)} (rounds ${samples.map((r) => r.toFixed(1)).join(", ")}); ${(median / base).toFixed(2)}x the bare client`,
       );
     }
     console.log(
-      `  Node.js doing nothing (node -e "setInterval(...)")${" ".repeat(18)} ${mib(floor)}`,
+      `  Node.js doing nothing (node -e "setInterval(...)")${" ".repeat(20)} ${mib(floor)}`,
     );
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, initdbDataDir, initdbBuild.dir]) {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -17,6 +17,7 @@ const available = [
   "push",
   "reporting",
   "tunnel",
+  "vnc",
   "web",
 ];
 const deployable = ["gateway", "tunnel"];

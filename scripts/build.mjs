@@ -1,34 +1,46 @@
 // The server and the agent as plain JavaScript (`npm run build` runs this after the web
 // app's vite build), so that production starts them with `node apps/server/dist/main.js` and
-// `node apps/agent/dist/cli.js`: no tsx, no devDependency at run time.
+// `node --max-semi-space-size=1 apps/agent/dist/keyway-agent.mjs`: no tsx, no devDependency at
+// run time.
 //
-// esbuild bundles each entry with our TypeScript and the workspace packages it uses
+// The server: esbuild bundles each entry with our TypeScript and the workspace packages it uses
 // (@keyway/shared and @keyway/protocol are TypeScript sources) into one ES module, with a
 // source map. npm packages stay imports, resolved from node_modules at run time; the build
 // fails if one of them is not a production dependency. Every entry's first import is
 // ./node-check.js (scripts/node-check.mjs), so that the Node.js version is checked before any
 // npm package is evaluated.
+// The agent: its one self-contained file, apps/agent/build.mjs (npm packages inside; the
+// version check bundled first).
 //
 //   node scripts/build.mjs [--server-outdir DIR] [--agent-outdir DIR]
 //
-// An out dir must lie inside its app's folder (default: apps/server/dist, apps/agent/dist):
-// the built program finds its package.json, node_modules and, for the server, its migrations
-// (drizzle/) and the web app (../web/dist) from there, as the sources do (apps/server/src/paths.ts).
+// Out dirs default to apps/server/dist and apps/agent/dist. The server's must lie inside
+// apps/server: the built server finds its package.json, node_modules, its migrations (drizzle/)
+// and the web app (../web/dist) from there, as the sources do (apps/server/src/paths.ts).
 // First of all: the Node.js version check.
 import "./node-check.mjs";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
+import { buildAgent } from "../apps/agent/build.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const NODE_CHECK = path.join(root, "scripts/node-check.mjs");
+const PGLITE_TEMPLATE = "pglite-template.tar.br";
 
 const APPS = {
   server: { dir: "apps/server", entries: { main: "src/main.ts", cli: "src/cli.ts" } },
-  agent: { dir: "apps/agent", entries: { cli: "src/cli.ts" } },
 };
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
@@ -136,6 +148,35 @@ async function buildApp(name, outdir) {
   return entries;
 }
 
+/**
+ * The agent's bundle into `outdir` (it needs nothing beside it). The agent's
+ * earlier build (cli.js beside node-check.js, npm packages from node_modules) is removed: a
+ * unit still starting it fails at once rather than running an agent of an older release.
+ */
+async function buildAgentInto(outdir) {
+  mkdirSync(outdir, { recursive: true });
+  const outfile = path.join(outdir, "keyway-agent.mjs");
+  await buildAgent(outfile);
+  for (const old of ["cli.js", "cli.js.map", "node-check.js", "node-check.js.map"]) {
+    rmSync(path.join(outdir, old), { force: true });
+  }
+  return outfile;
+}
+
+/**
+ * The embedded database's starting point beside the built server, where it looks for it
+ * (apps/server/src/db/pgliteDir.ts): a first start unpacks it instead of running initdb.
+ */
+function copyPgliteTemplate(outdir) {
+  const file = path.join(outdir, PGLITE_TEMPLATE);
+  copyFileSync(
+    path.join(root, "apps/server/src/db", PGLITE_TEMPLATE),
+    `${file}.${process.pid}.tmp`,
+  );
+  renameSync(`${file}.${process.pid}.tmp`, file);
+  return file;
+}
+
 /** Builds the server and the agent; out dirs default to each app's dist/. */
 export async function build({
   serverOutdir = path.join(root, "apps/server/dist"),
@@ -144,7 +185,8 @@ export async function build({
   const started = performance.now();
   const files = [
     ...(await buildApp("server", path.resolve(serverOutdir))),
-    ...(await buildApp("agent", path.resolve(agentOutdir))),
+    copyPgliteTemplate(path.resolve(serverOutdir)),
+    await buildAgentInto(path.resolve(agentOutdir)),
   ];
   const sizes = files.map(
     (f) => `${path.relative(root, f)} (${Math.round(statSync(f).size / 1024)} KiB)`,

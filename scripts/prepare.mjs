@@ -47,7 +47,11 @@ export function ensureWebBuilt() {
 
 /** The server and the agent as JavaScript (scripts/build.mjs, about a second), when stale. */
 export function ensureServerBuilt() {
-  const built = ["apps/server/dist/main.js", "apps/server/dist/cli.js", "apps/agent/dist/cli.js"];
+  const built = [
+    "apps/server/dist/main.js",
+    "apps/server/dist/cli.js",
+    "apps/agent/dist/keyway-agent.mjs",
+  ];
   const sources = [
     "apps/server/src",
     "apps/agent/src",

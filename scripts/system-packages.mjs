@@ -34,6 +34,13 @@ export const TEST_PACKAGES = [
   { name: "runc", program: "/usr/sbin/runc" },
   { name: "slirp4netns", program: "/usr/bin/slirp4netns" },
   { name: "debootstrap", program: "/usr/sbin/debootstrap" },
+  // The remote screen tests and `npm run bench -- vnc` (apps/server/src/testing/vnc.ts): a
+  // real VNC server (TigerVNC's Xvnc), its password file made by vncpasswd, and a tkinter
+  // program in known colours on its screen, run by Debian's /usr/bin/python3 (python3-tk
+  // gives that python its tkinter package, under /usr/lib/python3.N/).
+  { name: "tigervnc-standalone-server", program: "/usr/bin/Xvnc" },
+  { name: "tigervnc-tools", program: "/usr/bin/vncpasswd" },
+  { name: "python3-tk", program: "/usr/lib/*/tkinter/__init__.py" },
 ];
 
 /** CI runs the same tests, against a PostgreSQL server of its own too (.ci/run). */

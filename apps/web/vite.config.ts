@@ -1,5 +1,6 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig, type ProxyOptions } from "vite";
+import { novncTopLevelAwait } from "./novnc.ts";
 import { precompress } from "./precompress.ts";
 import { preloadChunks } from "./preloadChunks.ts";
 
@@ -24,12 +25,16 @@ export default defineConfig(({ command }) => {
     base: "/",
     plugins: [
       react(),
+      // The screen viewer's noVNC, published with a top-level await no bundler takes.
+      novncTopLevelAwait(),
       // The app's chunks (main.tsx imports it after the first paint) fetched with the entry's.
       preloadChunks(["src/App.tsx", "src/routes.tsx"]),
       // Brotli and gzip siblings of the output, sent as they are by the server
       // (apps/server/src/http/web.ts).
       precompress(),
     ],
+    // The development server pre-bundles noVNC with rolldown too: the same fix there.
+    optimizeDeps: { rolldownOptions: { plugins: [novncTopLevelAwait()] } },
     server: { port: 5173, allowedHosts: true, proxy },
     preview: { port: 4173, allowedHosts: true, proxy },
     build: {

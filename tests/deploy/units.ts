@@ -266,7 +266,7 @@ function staleBuilds(): { programs: boolean; web: boolean } {
     programs: stale([
       ["apps/server/dist/main.js", ["apps/server/src", "apps/server/drizzle"]],
       ["apps/server/dist/cli.js", ["apps/server/src"]],
-      ["apps/agent/dist/cli.js", ["apps/agent/src"]],
+      ["apps/agent/dist/keyway-agent.mjs", ["apps/agent/src"]],
     ]),
     web: stale([["apps/web/dist/index.html", ["apps/web/src"]]]),
   };

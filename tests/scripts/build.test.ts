@@ -103,7 +103,7 @@ describe("the production build", { timeout: 240_000 }, () => {
     for (const entry of [
       path.join(serverOut, "main.js"),
       path.join(serverOut, "cli.js"),
-      path.join(agentOut, "cli.js"),
+      path.join(agentOut, "keyway-agent.mjs"),
     ]) {
       const result = await run(["--import", old, entry, "--help"], productionEnv({}));
       expect(result).toEqual({
@@ -115,7 +115,7 @@ describe("the production build", { timeout: 240_000 }, () => {
   });
 
   it("gives the agent's usage with plain node", async () => {
-    const help = await run([path.join(agentOut, "cli.js"), "--help"], productionEnv({}));
+    const help = await run([path.join(agentOut, "keyway-agent.mjs"), "--help"], productionEnv({}));
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: keyway-agent run --server <url> --code <machine code>");
   });
@@ -169,7 +169,10 @@ describe("the production build", { timeout: 240_000 }, () => {
       hmiPort,
       dataDir,
       env: productionEnv({}),
-      program: [path.join(agentOut, path.basename(BUILT_AGENT[0] as string))],
+      program: [
+        ...BUILT_AGENT.slice(0, -1),
+        path.join(agentOut, path.basename(BUILT_AGENT.at(-1) as string)),
+      ],
     });
     const agent = start(command.args, command.env);
     await until(

@@ -35,6 +35,9 @@ const everything = [
   "/usr/sbin/runc",
   "/usr/bin/slirp4netns",
   "/usr/sbin/debootstrap",
+  "/usr/bin/Xvnc",
+  "/usr/bin/vncpasswd",
+  "/usr/lib/python3.11/tkinter/__init__.py",
 ];
 const ALL = [
   "chromium",
@@ -48,6 +51,9 @@ const ALL = [
   "runc",
   "slirp4netns",
   "debootstrap",
+  "tigervnc-standalone-server",
+  "tigervnc-tools",
+  "python3-tk",
 ];
 
 describe("the Debian packages the tests need (scripts/system-packages.mjs)", () => {
@@ -70,6 +76,15 @@ describe("the Debian packages the tests need (scripts/system-packages.mjs)", () 
       "postgresql",
     ]);
     expect(missingPackages(TEST_PACKAGES, without("/usr/sbin/nginx"))).toEqual(["nginx"]);
+    expect(missingPackages(TEST_PACKAGES, without("/usr/bin/Xvnc"))).toEqual([
+      "tigervnc-standalone-server",
+    ]);
+    // Python itself is there (its standard library), its tkinter is not.
+    const noTk = machine([
+      ...everything.filter((f) => !f.includes("tkinter")),
+      "/usr/lib/python3.11/os.py",
+    ]);
+    expect(missingPackages(TEST_PACKAGES, noTk)).toEqual(["python3-tk"]);
     expect(missingPackages(TEST_PACKAGES, machine([]))).toEqual(ALL);
   });
 

@@ -1,11 +1,19 @@
 // First of all: the Node.js version check (scripts/node-check.mjs).
 import "../../../scripts/node-check.mjs";
-import { existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { formatTarget, parseTarget, type TunnelTarget } from "@keyway/protocol";
+import {
+  AGENT_FEATURE_CONTROL,
+  formatTarget,
+  parseTarget,
+  type TunnelTarget,
+} from "@keyway/protocol";
 import { Agent } from "./agent.ts";
+import { ConsentDesk } from "./consent.ts";
+import { ConsentServer } from "./consentPage.ts";
 import { Forwarder } from "./forward.ts";
 import { resolveSecret, SecretError, type SecretSources } from "./secrets.ts";
 import { Simulator, simulatedLocation } from "./simulator.ts";
@@ -33,6 +41,15 @@ run: the device side.
                         the simulated HMI with --simulate)
   --allow LIST          further targets visits may reach, comma-separated host:port
                         (e.g. 192.168.1.10:502); anything else is refused here
+  --vnc HOST:PORT       the device's screen, a VNC server (e.g. 192.168.1.20:5900): offered
+                        to visitors as "Screen" and added to the allow-list
+  --consent-hook PATH   on-site consent by a program: run for each visit that asks (no
+                        shell; the visit in KEYWAY_VISIT_ID, KEYWAY_VISITOR, KEYWAY_ACCOUNT,
+                        KEYWAY_VISIT_KIND, KEYWAY_VIEW_ONLY); exit 0 accepts, anything else
+                        refuses; killed after 30 s (no answer)
+  --consent-port PORT   on-site consent on a local page: http://127.0.0.1:PORT/ shows the
+                        visits that ask, with Accept / Refuse, and the running ones (End)
+  --consent-bind ADDR   the address of that page (default 127.0.0.1: only this machine)
   --data-dir DIR        where the alarm queue is kept (default ./agent-data)
   --model MODEL         model reported on the state topic
   --location-every S    seconds between location reports (default 600; 0 = on request only)
@@ -121,8 +138,24 @@ const RUN_OPTIONS = {
   tunnel: { type: "string" },
   target: { type: "string" },
   allow: { type: "string" },
+  vnc: { type: "string" },
+  "consent-hook": { type: "string" },
+  "consent-port": { type: "string" },
+  "consent-bind": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+/** A consent hook must be a program this user can run (checked now, not at the first visit). */
+function hookPath(text: string): string {
+  const path = resolve(text);
+  try {
+    if (!statSync(path).isFile()) usageError(`--consent-hook ${text} is not a file`);
+    accessSync(path, constants.X_OK);
+  } catch {
+    usageError(`--consent-hook ${text} is not an executable file`);
+  }
+  return path;
+}
 
 const FORWARD_OPTIONS = {
   server: { type: "string" },
@@ -201,6 +234,22 @@ async function main(argv: string[]): Promise<void> {
     .map((t) => t.trim())
     .filter(Boolean)
     .map((t) => target("allow", t));
+  const vnc = values.vnc ? target("vnc", values.vnc) : undefined;
+  const consentHook = values["consent-hook"] ? hookPath(values["consent-hook"]) : undefined;
+  if (values["consent-bind"] && !values["consent-port"])
+    usageError("--consent-bind needs --consent-port");
+  const consentBind = values["consent-bind"] ?? "127.0.0.1";
+  if (!isIP(consentBind)) usageError("--consent-bind must be an IP address, e.g. 127.0.0.1");
+  const consentPort = values["consent-port"]
+    ? count("consent-port", values["consent-port"], 0, 65_535)
+    : undefined;
+  // Someone here can answer consent asks: the simulated HMI's prompt, the page or the hook.
+  // Only then does the cloud hear "control"; a device whose Akey wants consent but whose
+  // agent has nobody to ask is refused at once (CONSENT_UNSUPPORTED), not after 30 s.
+  const consent =
+    values.simulate || consentHook || consentPort !== undefined
+      ? new ConsentDesk({ hook: consentHook })
+      : undefined;
 
   const agent = new Agent({
     server,
@@ -221,22 +270,40 @@ async function main(argv: string[]): Promise<void> {
         secret,
         target: webTarget,
         allow,
+        vnc,
+        features: consent ? [AGENT_FEATURE_CONTROL] : [],
+        onControl: (message) => consent?.onControl(message),
         version: version(),
         backoffMaxMs: backoffMax * 1000,
       })
     : undefined;
+  // A request that came through the tunnel is a visitor's, never the person at the machine.
+  const fromTunnel = (req: IncomingMessage) =>
+    tunnel?.carries(req.socket.remoteAddress, req.socket.remotePort) ?? false;
   if (tunnel) {
+    consent?.attach((message) => tunnel.sendControl(message));
     tunnel.start();
     console.log(
       `${new Date().toISOString()} remote access: visits open ${formatTarget(webTarget)}` +
-        (allow.length ? `; also allowed: ${allow.map(formatTarget).join(", ")}` : ""),
+        (allow.length ? `; also allowed: ${allow.map(formatTarget).join(", ")}` : "") +
+        (vnc ? `; screen (VNC) ${formatTarget(vnc)}` : "") +
+        (consent ? "; on-site consent can be asked here" : ""),
     );
   } else {
     console.log(`${new Date().toISOString()} remote access off (no --tunnel)`);
   }
   const simulator = values.simulate
-    ? new Simulator({ agent, httpPort, host: httpBind, alarmEvery, dataEvery })
+    ? new Simulator({ agent, httpPort, host: httpBind, alarmEvery, dataEvery, consent, fromTunnel })
     : undefined;
+  const consentServer =
+    consent && consentPort !== undefined
+      ? new ConsentServer({ desk: consent, code, port: consentPort, host: consentBind, fromTunnel })
+      : undefined;
+  if (consentServer) {
+    const port = await consentServer.start();
+    const shown = consentBind.includes(":") ? `[${consentBind}]` : consentBind;
+    console.log(`${new Date().toISOString()} on-site consent page on http://${shown}:${port}/`);
+  }
   if (simulator) {
     const port = await simulator.start();
     const shown = httpBind.includes(":") ? `[${httpBind}]` : httpBind;
@@ -249,6 +316,8 @@ async function main(argv: string[]): Promise<void> {
     stopping = true;
     console.log(`${new Date().toISOString()} ${signal}: stopping`);
     await simulator?.stop();
+    await consentServer?.stop();
+    consent?.close();
     await tunnel?.stop();
     await agent.stop();
     process.exit(0);

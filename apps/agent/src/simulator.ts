@@ -3,6 +3,9 @@ import type { Duplex } from "node:stream";
 import type { LocationPayload } from "@keyway/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Agent, AlarmInput } from "./agent.ts";
+import type { ConsentDesk } from "./consent.ts";
+import { CONSENT_MARKUP, CONSENT_SCRIPT, CONSENT_STYLE, consentApi } from "./consentPage.ts";
+import { isJson, localHost, readJson, sameOrigin, send } from "./httpJson.ts";
 
 /** A fixed point in Shanghai (People's Square); reports jitter around it. */
 const HOME = { lat: 31.2304, lng: 121.4737 };
@@ -30,6 +33,13 @@ export interface SimulatorOptions {
   alarmEvery?: number;
   /** Seconds between tag reports on `data` (for a reporting project); 0 = none. */
   dataEvery?: number;
+  /** On-site consent: the page shows its asks and running visits (consentPage.ts). */
+  consent?: ConsentDesk;
+  /**
+   * Whether a request came through the agent's tunnel (a remote visitor): such a one never
+   * sees or answers the consent prompt.
+   */
+  fromTunnel?: (req: IncomingMessage) => boolean;
 }
 
 interface Tags {
@@ -64,6 +74,9 @@ export class Simulator {
   private readonly options: SimulatorOptions;
   private server: Server | undefined;
   private readonly live = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  /** Live sockets of people at the machine: they also get the consent state. */
+  private readonly onSite = new WeakSet<WebSocket>();
+  private readonly pushConsent = () => this.pushLive();
   private tickTimer: NodeJS.Timeout | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
   private alarmTimer: NodeJS.Timeout | undefined;
@@ -93,11 +106,9 @@ export class Simulator {
       });
     });
     server.on("upgrade", (req, socket, head) => this.upgrade(req, socket, head));
-    this.liveTimer = setInterval(() => {
-      if (this.live.clients.size === 0) return;
-      const status = JSON.stringify(this.status());
-      for (const client of this.live.clients) client.send(status);
-    }, 1000);
+    this.liveTimer = setInterval(() => this.pushLive(), 1000);
+    // An ask shows at once, not at the next second.
+    this.options.consent?.on("change", this.pushConsent);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -112,6 +123,7 @@ export class Simulator {
     clearInterval(this.alarmTimer);
     clearInterval(this.dataTimer);
     clearInterval(this.liveTimer);
+    this.options.consent?.off("change", this.pushConsent);
     for (const client of this.live.clients) client.terminate();
     const server = this.server;
     if (!server) return;
@@ -154,6 +166,20 @@ export class Simulator {
     return alarm;
   }
 
+  /** The status to every live socket; with the consent state to those at the machine. */
+  private pushLive(): void {
+    if (this.live.clients.size === 0) return;
+    const status = this.status();
+    const plain = JSON.stringify(status);
+    const consent = this.options.consent;
+    const local = consent ? JSON.stringify({ ...status, consent: consent.state() }) : plain;
+    for (const client of this.live.clients) client.send(this.onSite.has(client) ? local : plain);
+  }
+
+  private fromTunnel(req: IncomingMessage): boolean {
+    return this.options.fromTunnel?.(req) ?? false;
+  }
+
   /** `LIVE_PATH` becomes a WebSocket that gets the status now and every second; nothing else. */
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", () => socket.destroy());
@@ -161,8 +187,11 @@ export class Simulator {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
+    // Consent asks name visitors: only for a page of this machine, opened at the machine.
+    const onSite = !this.fromTunnel(req) && localHost(req) && sameOrigin(req);
     this.live.handleUpgrade(req, socket, head, (client: WebSocket) => {
       client.on("error", () => client.terminate());
+      if (onSite) this.onSite.add(client);
       // Nothing is read from the page: a message is answered with the status, as a ping.
       client.on("message", () => client.send(JSON.stringify(this.status())));
       client.send(JSON.stringify(this.status()));
@@ -220,9 +249,10 @@ export class Simulator {
       return;
     }
     if (route === "GET /api/status") return send(res, 200, this.status());
+    const consent = this.options.consent;
+    if (consent && (await consentApi(consent, req, res, (r) => this.fromTunnel(r)))) return;
     if (route === "POST /api/alarms" || route === "POST /api/alarms/clear") {
-      // JSON only: a form or text/plain POST is what another web page can send without a
-      // CORS preflight, so refusing it keeps other sites from raising alarms here.
+      // JSON only (httpJson.ts): other sites cannot raise alarms here.
       if (!isJson(req)) {
         req.resume();
         return send(res, 415, { error: "content-type must be application/json" });
@@ -281,36 +311,6 @@ function alarmInput(body: Record<string, unknown>): Partial<AlarmInput> | string
   };
 }
 
-function isJson(req: IncomingMessage): boolean {
-  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  return type === "application/json";
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 64 * 1024) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8").trim();
-  if (!text) return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-  res.end(JSON.stringify(body));
-}
-
 function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
@@ -350,9 +350,11 @@ function page(code: string): string {
   ul { list-style: none; padding: 0; margin: 0; font-size: 13px; }
   li { padding: 4px 0; border-bottom: 1px solid #3a4b5d; }
   .muted { color: #9fb3c8; font-size: 12px; }
+${CONSENT_STYLE}
 </style>
 </head>
 <body>
+${CONSENT_MARKUP}
 <header>
   <h1>${title}</h1>
   <span>Cloud <span id="conn" class="pill connecting" data-testid="hmi-state">connecting</span></span>
@@ -447,6 +449,8 @@ function page(code: string): string {
       const s = JSON.parse(event.data);
       $("live").dataset.messages = String(Number($("live").dataset.messages || 0) + 1);
       $("t-level").textContent = s.tags["Tank1.Level"].toFixed(1);
+      // Only a socket of someone at the machine carries the consent state.
+      if (s.consent && window.kwConsent) window.kwConsent(s.consent);
     };
     ws.onclose = () => {
       if (opened) $("live").dataset.lostAt = String(Date.now());
@@ -460,6 +464,7 @@ function page(code: string): string {
   refresh();
   setInterval(refresh, 1000);
 </script>
+<script>${CONSENT_SCRIPT}</script>
 </body>
 </html>
 `;

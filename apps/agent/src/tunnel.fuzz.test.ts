@@ -19,7 +19,9 @@ import { type TunnelSocketLink, tunnelOverSocket } from "@keyway/protocol/tunnel
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  encodeControl,
   HOSTILE_ID_MIN,
+  hostileControl,
   hostileFrame,
   malformedFrame,
 } from "../../server/src/testing/tunnelFrames.ts";
@@ -187,6 +189,9 @@ beforeAll(async () => {
     "0",
     "--backoff-max",
     "1",
+    // A consent page (on a free port): the hostile asks land in its list, which stays bounded.
+    "--consent-port",
+    "0",
   ]);
   await nextLink(0);
 });
@@ -262,6 +267,8 @@ describe("keyway-agent against a hostile cloud", { timeout: 120_000 }, () => {
       fc.asyncProperty(
         fc.oneof(
           malformedFrame.map((bytes) => ({ bytes, raw: false })),
+          // What only an agent says (a consent answer, a visit ended on site), from the cloud.
+          hostileControl("agent").map((m) => ({ bytes: encodeControl(m), raw: false })),
           // What no frame is on the socket: a length shorter than a frame's header, or one
           // above the largest frame (refused before anything is held).
           fc

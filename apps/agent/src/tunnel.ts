@@ -8,6 +8,7 @@ import {
   TUNNEL_PING_MS,
   TUNNEL_PROTOCOL,
   TUNNEL_RESET,
+  type TunnelControl,
   type TunnelTarget,
 } from "@keyway/protocol";
 import type { TunnelStream } from "@keyway/protocol/mux";
@@ -25,6 +26,12 @@ export interface TunnelClientOptions {
   target: TunnelTarget;
   /** Further targets the cloud may ask for ("host:port"); nothing else is ever connected. */
   allow?: TunnelTarget[];
+  /** The device's screen (a VNC server): told to the cloud, and allowed like `allow`. */
+  vnc?: TunnelTarget;
+  /** Told to the cloud in the hello: "control" when someone here can answer consent asks. */
+  features?: string[];
+  /** A control message from the cloud (consent asks, visits ended). */
+  onControl?: (message: TunnelControl) => void;
   version?: string;
   backoffMinMs?: number;
   backoffMaxMs?: number;
@@ -50,6 +57,11 @@ export class TunnelClient {
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly allowed: Set<string>;
   private readonly defaultTarget: string;
+  /**
+   * The local ends ("address port") of the connections made for the cloud's streams: a
+   * service on this machine tells a visitor's request from a local one by them.
+   */
+  private readonly carried = new Set<string>();
   private opened = 0;
   private refused = 0;
   /** Refusals logged on the current link: a flood of them is counted, not printed. */
@@ -62,7 +74,31 @@ export class TunnelClient {
 
   constructor(private readonly options: TunnelClientOptions) {
     this.defaultTarget = formatTarget(options.target);
-    this.allowed = new Set([this.defaultTarget, ...(options.allow ?? []).map(formatTarget)]);
+    this.allowed = new Set([
+      this.defaultTarget,
+      ...(options.allow ?? []).map(formatTarget),
+      ...(options.vnc ? [formatTarget(options.vnc)] : []),
+    ]);
+  }
+
+  /**
+   * Sends a control message to the cloud; false when the link is down (nothing is queued:
+   * an answer given while offline is for the front-end to offer again).
+   */
+  sendControl(message: TunnelControl): boolean {
+    const mux = this.link?.mux;
+    if (!mux || mux.closed || this.state !== "online") return false;
+    mux.send({ type: "control", message });
+    return true;
+  }
+
+  /**
+   * Whether a connection that reached a local service from `address`:`port` is one this
+   * client made for a visitor (its remote end is our socket's local end).
+   */
+  carries(address: string | undefined, port: number | undefined): boolean {
+    if (!address || !port) return false;
+    return this.carried.has(`${address.replace(/^::ffff:/, "")} ${port}`);
   }
 
   private log(message: string): void {
@@ -200,6 +236,14 @@ export class TunnelClient {
     const link: TunnelSocketLink = tunnelOverSocket(socket, {
       head,
       onOpen: (stream, target) => this.onOpen(stream, target),
+      onControl: (message) => {
+        // What only an agent sends, coming from the cloud: not a peer that speaks this.
+        if (message.t === "consent.answer" || message.t === "visit.end") {
+          link.mux.violation(`a control message the cloud does not send (${message.t})`);
+          return;
+        }
+        this.options.onControl?.(message);
+      },
       // The cloud answers pings: it speaks the protocol, the back-off starts afresh.
       onPong: () => {
         this.violations = 0;
@@ -230,6 +274,8 @@ export class TunnelClient {
         version: this.options.version ?? "",
         target: this.defaultTarget,
         allow: [...this.allowed],
+        ...(this.options.vnc ? { vnc: formatTarget(this.options.vnc) } : {}),
+        ...(this.options.features?.length ? { features: this.options.features } : {}),
       },
     });
     clearInterval(this.pingTimer);
@@ -281,10 +327,14 @@ export class TunnelClient {
     );
     let connected = false;
     stream.on("error", () => socket.destroy());
+    let local = "";
     socket.once("connect", () => {
       clearTimeout(timer);
       connected = true;
       this.opened += 1;
+      // Before `opened` goes out, so before any byte of the visitor can reach the target.
+      local = `${(socket.localAddress ?? "").replace(/^::ffff:/, "")} ${socket.localPort}`;
+      this.carried.add(local);
       stream.accept();
       socket.pipe(stream);
       stream.pipe(socket);
@@ -305,6 +355,7 @@ export class TunnelClient {
     });
     socket.on("close", () => {
       clearTimeout(timer);
+      if (local) this.carried.delete(local);
       if (connected && !stream.destroyed && !stream.writableEnded) stream.end();
     });
   }

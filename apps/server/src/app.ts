@@ -1,4 +1,5 @@
-import http from "node:http";
+import http, { type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
@@ -19,6 +20,7 @@ import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
 import { registerRequestId, requestIdOf, requestLog } from "./http/requestId.ts";
 import { routesOn } from "./http/routes.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
+import { registerUpgradeRefusalClose } from "./http/upgradeHead.ts";
 import { serveWeb } from "./http/web.ts";
 import { type Bus, createInProcessBus } from "./infra/bus.ts";
 import { type Clock, systemClock } from "./infra/clock.ts";
@@ -42,6 +44,7 @@ import { createEzvizClient } from "./modules/cameras/ezviz.ts";
 import { cameraRoutes } from "./modules/cameras/routes.ts";
 import { createCameraService } from "./modules/cameras/service.ts";
 import { deviceRoutes, machineIconRoutes } from "./modules/devices/routes.ts";
+import { screensFromHellos } from "./modules/devices/screens.ts";
 import { createDeviceService } from "./modules/devices/service.ts";
 import { enterpriseRoutes } from "./modules/enterprises/routes.ts";
 import { createEnterpriseService } from "./modules/enterprises/service.ts";
@@ -68,13 +71,22 @@ import { projectRoutes } from "./modules/projects/routes.ts";
 import { createProjectService } from "./modules/projects/service.ts";
 import { createPushHub } from "./modules/push/service.ts";
 import { createReportingService } from "./modules/reporting/service.ts";
-import { createRedisTunnelRegistry } from "./modules/tunnel/registry.ts";
+import {
+  createRedisTunnelRegistry,
+  helloMany,
+  localTunnelRegistry,
+} from "./modules/tunnel/registry.ts";
 import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
 import { createVisitHosts } from "./modules/visits/hosts.ts";
 import { createRelay } from "./modules/visits/relay.ts";
-import { visitRoutes, visitTcpRoutes } from "./modules/visits/routes.ts";
+import {
+  visitActivityCsvRoute,
+  visitRoutes,
+  visitScreenRoutes,
+  visitTcpRoutes,
+} from "./modules/visits/routes.ts";
 import { createVisitService } from "./modules/visits/service.ts";
 import { wallRoutes } from "./modules/wall/routes.ts";
 import { createWallService } from "./modules/wall/service.ts";
@@ -90,6 +102,8 @@ export interface AppDeps {
   sweepEveryMs?: number;
   /** How often open visits re-check their rights (ms; default 3000). */
   visitRecheckMs?: number;
+  /** How long the person at the machine has to accept a visit (ms; CONSENT_TIMEOUT_MS). */
+  consentTimeoutMs?: number;
   /** Alarm SMS provider (default from SMS_PROVIDER); alarm job worker options for tests. */
   smsProvider?: SmsProvider;
   alarmJobs?: { pollSeconds?: number; afterProviderCall?: (send: AlarmSend) => void };
@@ -111,6 +125,9 @@ export interface AppDeps {
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
+/** The largest message on any WebSocket route (as a tunnel frame: docs/security.md). */
+const WS_MAX_PAYLOAD = 2 * 1024 * 1024;
+
 /** Builds the whole HTTP app from its dependencies; used by main.ts and by the tests. */
 export async function buildApp(deps: AppDeps) {
   const { config, db } = deps;
@@ -119,6 +136,8 @@ export async function buildApp(deps: AppDeps) {
   // relay takes them before any plugin or route (set once the services exist, below) — on
   // the HTTP server ahead of Fastify, and in an onRequest hook for upgrades and inject().
   let relay: ReturnType<typeof createRelay> | undefined;
+  // `/ws` connects taken ahead of Fastify and @fastify/websocket (push/routes.ts).
+  let fastUpgrade: ((r: IncomingMessage, s: Duplex, h: Buffer) => boolean) | undefined;
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? requestLog(config.LOG_LEVEL),
     // Every log line of a request carries its id (the caller's X-Request-Id when well-formed).
@@ -131,6 +150,13 @@ export async function buildApp(deps: AppDeps) {
       const server = http.createServer((request, response) => {
         if (!relay?.take(request, response)) handler(request, response);
       });
+      // An upgrade the fast path takes never reaches @fastify/websocket's listener.
+      const emit = server.emit.bind(server) as (e: string | symbol, ...a: unknown[]) => boolean;
+      server.emit = ((event: string | symbol, ...args: unknown[]) => {
+        if (event === "upgrade" && fastUpgrade?.(...(args as [IncomingMessage, Duplex, Buffer])))
+          return true;
+        return emit(event, ...args);
+      }) as typeof server.emit;
       // Fastify's own defaults for the server it would have made.
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
@@ -144,6 +170,7 @@ export async function buildApp(deps: AppDeps) {
   registerEnvelope(app);
   registerRequestId(app);
   registerStorableText(app);
+  registerUpgradeRefusalClose(app);
   app.addHook("onRequest", async (request, reply) => relay?.onRequest(request, reply));
   // Visit hosts only under the configured domain (VISIT_DOMAIN, or visit.<PUBLIC_URL host>).
   const visitHosts = createVisitHosts({
@@ -182,7 +209,7 @@ export async function buildApp(deps: AppDeps) {
   });
   // No WebSocket message above 2 MiB on any route: tunnel frames, MQTT packets and forwards
   // are far smaller, and a hostile peer must not make a node hold ws's default 100 MiB.
-  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } });
+  await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD } });
   await registerRateLimits(app, { redisUrl: config.REDIS_URL });
   // The OpenAPI document and Swagger UI at /apiDoc, in the reader's language.
   await registerApiDoc(app);
@@ -250,6 +277,7 @@ export async function buildApp(deps: AppDeps) {
     log: app.log,
   });
   push.register(app);
+  fastUpgrade = push.fastUpgrade(config.PUBLIC_URL, WS_MAX_PAYLOAD);
   await redisBus?.ready().catch(async (error) => {
     await redisBus.close();
     throw error;
@@ -272,18 +300,17 @@ export async function buildApp(deps: AppDeps) {
     findUser: (ref) => accounts.findUser(ref),
     events,
   });
-  const tunnels = createTunnelHub({
-    log: app.log,
-    // Several nodes: which node holds each device's tunnel, in Redis (docs/architecture/scale-out.md#the-tunnel-registry).
-    registry: config.REDIS_URL
-      ? createRedisTunnelRegistry({
-          url: config.REDIS_URL,
-          self: config.NODE_URL ?? `http://127.0.0.1:${config.PORT}`,
-          log: app.log,
-        })
-      : undefined,
-    events,
-  });
+  // Several nodes: which node holds each device's tunnel, in Redis (docs/architecture/scale-out.md#the-tunnel-registry).
+  const tunnelRegistry = config.REDIS_URL
+    ? createRedisTunnelRegistry({
+        url: config.REDIS_URL,
+        self: config.NODE_URL ?? `http://127.0.0.1:${config.PORT}`,
+        log: app.log,
+      })
+    : localTunnelRegistry;
+  const tunnels = createTunnelHub({ log: app.log, registry: tunnelRegistry, events });
+  // Machine.screen on the device lists: one hello lookup per page, wherever the tunnels are.
+  const screens = screensFromHellos((ids) => helloMany(tunnels, tunnelRegistry, ids));
   const visits = createVisitService({
     db,
     clock,
@@ -294,6 +321,7 @@ export async function buildApp(deps: AppDeps) {
     publicUrl: config.PUBLIC_URL,
     hosts: visitHosts,
     recheckMs: deps.visitRecheckMs,
+    consentTimeoutMs: deps.consentTimeoutMs,
   });
   const visitRelay = createRelay({
     visits,
@@ -330,6 +358,7 @@ export async function buildApp(deps: AppDeps) {
     sendCommand: gateway.sendCommand,
     events,
     releaseFromProjects: (deviceId) => projects.releaseUnmanaged(deviceId),
+    screens,
   });
   const location = createLocationService({ db, clock, devices, sendCommand: gateway.sendCommand });
   const enterprises = createEnterpriseService({
@@ -339,6 +368,7 @@ export async function buildApp(deps: AppDeps) {
     findUser: (ref) => accounts.findUser(ref),
     releaseFromProjects: (eid, type, deviceId) =>
       projects.releaseFromEnterprise(eid, type, deviceId),
+    screens,
   });
   const projects = createProjectService({
     db,
@@ -463,6 +493,8 @@ export async function buildApp(deps: AppDeps) {
         projects.checkVisit(caller.userId, deviceId, projectId),
     });
     visitTcpRoutes(api, { relay: visitRelay, auth });
+    visitScreenRoutes(api, { relay: visitRelay });
+    visitActivityCsvRoute(api, { visits, auth });
   });
 
   // Alarms stored just before a stop are told now (their messages were not yet written).

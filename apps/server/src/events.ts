@@ -1,4 +1,4 @@
-import type { VisitEndReason } from "@keyway/shared";
+import type { VisitEndReason, VisitKind } from "@keyway/shared";
 import type { Bus } from "./infra/bus.ts";
 import type { TerminalsEnded } from "./modules/accounts/sessions.ts";
 import type { Alarm } from "./modules/alarms/schema.ts";
@@ -22,6 +22,34 @@ export interface DomainEvents {
   "visit.ended": { visitId: string; reason: VisitEndReason };
   /** A device's tunnel came up or went away on some node: pooled streams to it are stale. */
   "tunnel.link": { deviceId: number; online: boolean };
+  /**
+   * On-site consent (modules/visits/consent.ts): a visit asks the person at the machine; the
+   * node holding the device's tunnel passes it to the agent.
+   */
+  "consent.ask": ConsentAskEvent;
+  /**
+   * The agent's answer, from the node holding its tunnel to the node waiting for it (every
+   * node notes accepted visits, to tell the agent when they end). "unsupported": the
+   * tunnel's node could not ask (its agent does not take control messages).
+   */
+  "consent.answered": {
+    visitId: string;
+    deviceId: number;
+    answer: "accept" | "refuse" | "unsupported";
+  };
+  /** The ask is void (nobody answered in time): the node holding the tunnel tells the agent. */
+  "consent.cancel": { visitId: string; deviceId: number };
+}
+
+export interface ConsentAskEvent {
+  visitId: string;
+  deviceId: number;
+  /** The visitor's name and masked account. */
+  visitor: string;
+  account: string;
+  kind: VisitKind;
+  viewOnly: boolean;
+  timeoutMs: number;
 }
 
 export type DomainEvent = keyof DomainEvents;
@@ -38,6 +66,10 @@ export const CROSSES_NODES: { readonly [K in DomainEvent]: boolean } = {
   "rights.changed": true,
   "visit.ended": true,
   "tunnel.link": true,
+  // The ask is issued where the call landed; the tunnel may be on any node.
+  "consent.ask": true,
+  "consent.answered": true,
+  "consent.cancel": true,
 };
 
 export const CROSS_NODE_EVENTS: readonly DomainEvent[] = (

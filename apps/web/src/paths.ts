@@ -42,6 +42,8 @@ export const PATHS = {
   deleteAccount: "/deleteAccount",
   /** Change the password (main layout). */
   recoverPwd: "/recoverPwd",
+  /** A device's screen (VNC) in the browser, full window: /screen/<machine id>. */
+  screen: "/screen",
 } as const;
 
 /** The mobile route (SPEC §2 /mobile) and its screens; phones are sent here (lib/deviceKind.ts). */
@@ -77,6 +79,18 @@ export const MOBILE_REDIRECT_EXEMPT: ReadonlySet<string> = new Set([
 /** One 4G card's page (also what its QR code holds). */
 export function iotCardPath(iccid: string): string {
   return `${PATHS.iotCard}/${encodeURIComponent(iccid)}`;
+}
+
+/**
+ * The screen viewer of a device: `?eid=` for an enterprise device, `?project=` for a project's
+ * machine (the visit URL call each needs), nothing for a personal device.
+ */
+export function screenPath(machineId: number, scope: { eid?: number; projectId?: number } = {}) {
+  const query = new URLSearchParams();
+  if (scope.projectId !== undefined) query.set("project", String(scope.projectId));
+  else if (scope.eid !== undefined && scope.eid > 0) query.set("eid", String(scope.eid));
+  const search = query.toString();
+  return `${PATHS.screen}/${machineId}${search ? `?${search}` : ""}`;
 }
 
 /** The personal device list (SPEC §2: /index with listType=list). */

@@ -65,6 +65,8 @@ const ProjectsPage = lazyPage(() => import("./pages/projects/ProjectsPage.tsx"),
 const RegisterPage = lazyPage(shellChunks.register, "RegisterPage");
 const SafetyPage = lazyPage(() => import("./pages/safety/SafetyPage.tsx"), "SafetyPage");
 const ScadaRegisterPage = lazyPage(shellChunks.scadaRegister, "ScadaRegisterPage");
+// The screen viewer with noVNC: fetched only when a device's screen is opened.
+const ScreenPage = lazyPage(() => import("./pages/screen/ScreenPage.tsx"), "ScreenPage");
 
 /**
  * Pages under the main layout. The side navigation shows an entry only when its path is here
@@ -141,6 +143,8 @@ export const router = createBrowserRouter([
       { path: PATHS.mapCanvas, element: <MapCanvasPage /> },
       { path: PATHS.appDownload, element: <AppDownloadPage /> },
       { path: PATHS.main, element: <MainEntryPage /> },
+      // A device's screen, full window (no layout), on every kind of device.
+      { path: `${PATHS.screen}/:id`, element: <ScreenPage /> },
       // The phone's QR-login confirmation: beside the mobile shell, it handles a missing login itself.
       qrConfirmRoute,
       mobileRoute,

@@ -307,8 +307,8 @@ export const HW = {
   ),
   CONSENT_UNSUPPORTED: entry(
     "10010503",
-    "该设备的代理程序不支持现场确认，请升级代理程序",
-    "The device's agent cannot ask for on-site consent; please update the agent",
+    "该设备的代理程序无法请现场人员确认，请升级或配置代理程序",
+    "The device's agent cannot ask anyone at the machine; update or configure the agent",
   ),
   VIEW_ONLY: entry(
     "10010601",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idField, optionalText, pageField } from "./fields.ts";
+import { flagField, idField, optionalText, pageField } from "./fields.ts";
 import { maskPhone } from "./phone.ts";
 
 /**
@@ -241,8 +241,9 @@ export const remoteSettingsQuery = z.object({ deviceId: idField });
 /** POST /api/device/v1/remoteSettings (Akey only). */
 export const remoteSettingsBody = z.object({
   deviceId: idField,
-  onsite_consent: z.boolean({ error: "v.bool" }).optional(),
-  readonly_websocket: z.boolean({ error: "v.bool" }).optional(),
+  // Form posts (the web app's) send 1/0: flagField takes those, true/false and JSON booleans.
+  onsite_consent: flagField.optional(),
+  readonly_websocket: flagField.optional(),
 });
 
 /** An e-mail with most of its local part hidden: "de***@keyway.local". */

@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { MIGRATIONS_DIR } from "../paths.ts";
+import { ensurePgliteDir, isAlive } from "./pgliteDir.ts";
 import * as schema from "./schema.ts";
 
 export type Schema = typeof schema;
@@ -35,6 +36,8 @@ export async function openDatabase(opts: { url?: string; dataDir?: string }): Pr
     await migrateAlone(pool, () => migratePg(db, { migrationsFolder }));
     return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
   }
+  // Made whole from the shipped template before it is locked and opened (pgliteDir.ts).
+  if (opts.dataDir) await ensurePgliteDir(opts.dataDir);
   const unlock = opts.dataDir ? lockDataDir(opts.dataDir) : () => {};
   const client = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite();
   const db = drizzlePglite(client, { schema });
@@ -90,15 +93,6 @@ function lockDataDir(dataDir: string): () => void {
   }
   writeFileSync(lockFile, String(process.pid));
   return () => rmSync(lockFile, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export { schema };

@@ -31,6 +31,8 @@ export async function createHarness(
     reporting?: AppDeps["reporting"];
     /** Fastify's logger (default none); a test reading log lines passes a stream. */
     logger?: AppDeps["logger"];
+    /** On-site consent's wait (default CONSENT_TIMEOUT_MS): tests of the timeout shorten it. */
+    consentTimeoutMs?: number;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -43,6 +45,7 @@ export async function createHarness(
       senders: opts.senders,
       logger: opts.logger ?? false,
       sweepEveryMs: 0,
+      consentTimeoutMs: opts.consentTimeoutMs,
       // Report deliveries run when a test calls deliverDue, unless it asks for the loop.
       reporting: { pollMs: 0, ...reporting },
     });

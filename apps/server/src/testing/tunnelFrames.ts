@@ -5,6 +5,7 @@ import {
   TUNNEL_MAX_DATA,
   TUNNEL_MAX_WINDOW,
   TUNNEL_WINDOW,
+  type TunnelControl,
 } from "@keyway/protocol";
 import fc from "fast-check";
 
@@ -80,7 +81,43 @@ export function hostileFrame(targets: string[], opens: boolean): fc.Arbitrary<Ui
         .record({ id, window: u32, target })
         .map((f) => encodeFrame({ type: "open", id: f.id, window: f.window, ...f.target })),
     );
+  // Control messages that parse, about visits nobody asked about: each end's own kind only
+  // (the other kind ends the link, like an `open` sent to the opener).
+  frames.push(hostileControl(opens ? "server" : "agent").map(encodeControl));
   return fc.oneof(...frames);
+}
+
+const visitRef = fc
+  .array(fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz234567"), { minLength: 26, maxLength: 26 })
+  .map((chars) => chars.join(""));
+
+/** A well-formed control message as `from` sends it ("server": asks and notices). */
+export function hostileControl(from: "server" | "agent"): fc.Arbitrary<TunnelControl> {
+  if (from === "agent")
+    return fc.oneof(
+      fc
+        .record({ visit: visitRef, accept: fc.boolean() })
+        .map((m): TunnelControl => ({ t: "consent.answer", ...m })),
+      visitRef.map((visit): TunnelControl => ({ t: "visit.end", visit })),
+    );
+  return fc.oneof(
+    fc
+      .record({
+        visit: visitRef,
+        visitor: fc.string({ maxLength: 200 }),
+        account: fc.string({ maxLength: 40 }),
+        kind: fc.constantFrom("web" as const, "screen" as const, "tcp" as const),
+        viewOnly: fc.boolean(),
+        timeoutMs: fc.integer({ min: 1, max: 600_000 }),
+      })
+      .map((m): TunnelControl => ({ t: "consent.ask", ...m })),
+    visitRef.map((visit): TunnelControl => ({ t: "consent.cancel", visit })),
+    visitRef.map((visit): TunnelControl => ({ t: "visit.ended", visit })),
+  );
+}
+
+export function encodeControl(message: TunnelControl): Uint8Array {
+  return encodeFrame({ type: "control", message });
 }
 
 /** A binary message that does not parse as a frame (truncated, oversized, unknown, garbage). */
@@ -113,6 +150,15 @@ export const malformedFrame: fc.Arbitrary<Uint8Array> = fc
     fc
       .oneof(fc.string(), fc.constant('{"target":5}'), fc.constant("[]"))
       .map((s) => frameOf(TUNNEL_FRAME.hello, new TextEncoder().encode(s))),
+    // A control message that is not one: no JSON, an unknown kind, a bad visit, too long.
+    fc
+      .oneof(
+        fc.string(),
+        fc.constant('{"t":"consent.answer","visit":"x","accept":true}'),
+        fc.constant('{"t":"shell","cmd":"reboot"}'),
+        fc.constant(`{"t":"visit.end","visit":"${"a".repeat(26)}","pad":"${"x".repeat(5000)}"}`),
+      )
+      .map((s) => frameOf(TUNNEL_FRAME.control, new TextEncoder().encode(s))),
     // Anything.
     fc.uint8Array({ maxLength: 200 }),
   )

@@ -32,7 +32,13 @@ const notifications: { title: unknown; duration?: number | false; key?: unknown 
 const messages: string[] = [];
 
 /** What the stand-in server answers, by path (the /api or /eapi prefix stripped). */
-function answer(path: string): { status: number; body?: unknown; hang?: boolean; drop?: boolean } {
+function answer(path: string): {
+  status: number;
+  body?: unknown;
+  hang?: boolean;
+  drop?: boolean;
+  late?: boolean;
+} {
   const hw = path.match(/\/hw\/(\w+)(?:\/(nomsg))?$/);
   if (hw) {
     const code = /^\d+$/.test(hw[1]!) && !hw[1]!.startsWith("0") ? Number(hw[1]) : hw[1];
@@ -50,6 +56,9 @@ function answer(path: string): { status: number; body?: unknown; hang?: boolean;
   }
   if (path.endsWith("/hang")) return { status: 200, hang: true };
   if (path.endsWith("/drop")) return { status: 200, drop: true };
+  if (path.endsWith("/late")) {
+    return { status: 200, late: true, body: { hwcode: 0, hwdata: { late: true }, msg: "" } };
+  }
   return { status: 200, body: { hwcode: 0, hwdata: { ok: true }, msg: "" } };
 }
 
@@ -66,8 +75,13 @@ beforeAll(async () => {
       const a = answer(path);
       if (a.hang) return; // never answers: the client's timeout decides
       if (a.drop) return void req.socket.destroy();
-      res.writeHead(a.status, { "content-type": "application/json" });
-      res.end(JSON.stringify(a.body));
+      const send = () => {
+        res.writeHead(a.status, { "content-type": "application/json" });
+        res.end(JSON.stringify(a.body));
+      };
+      // Answers after a while (a call the server holds, like on-site consent's).
+      if (a.late) setTimeout(send, 300);
+      else send();
     });
   });
   server.listen(0, "127.0.0.1");
@@ -323,6 +337,17 @@ describe("SPEC §8 transport table", () => {
     try {
       const error = await failure(get("/device/hang"));
       expect(error.message).toBe("Request timeout");
+    } finally {
+      client.http.defaults.timeout = saved;
+    }
+  });
+
+  it("a call given its own timeout waits for an answer the default would give up on", async () => {
+    const saved = client.http.defaults.timeout;
+    client.http.defaults.timeout = 150;
+    try {
+      expect((await failure(get("/device/late"))).message).toBe("Request timeout");
+      expect(await get("/device/late", undefined, { timeout: 10_000 })).toEqual({ late: true });
     } finally {
       client.http.defaults.timeout = saved;
     }

@@ -61,6 +61,8 @@ export interface CallOptions {
    * 504); `request` takes it from the route's contract.
    */
   smsAlarm?: boolean;
+  /** This call's own timeout (ms) instead of REQUEST_TIMEOUT_MS: calls the server may hold. */
+  timeout?: number;
 }
 
 export type ApiBase = "/api" | "/eapi";
@@ -139,6 +141,7 @@ export async function call<T>(
 ): Promise<T> {
   const isQuery = method.toUpperCase() === "GET";
   const config: AxiosRequestConfig = { method, url, signal: options.signal };
+  if (options.timeout !== undefined) config.timeout = options.timeout;
   if (options.base) config.baseURL = options.base;
   if (params) {
     if (isQuery) config.params = stripEmpty(params);

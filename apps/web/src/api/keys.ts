@@ -30,6 +30,11 @@ export const queryKeys = {
   /** A device's visit log (personal or enterprise device alike). */
   deviceVisitsAll: (id: number) => ["visits", id] as const,
   deviceVisits: (id: number, page: number) => ["visits", id, page] as const,
+  /** What visitors did on a device (one visit's, or all with visitId ""). */
+  visitActivity: (id: number, visitId: string, page: number) =>
+    ["visits", id, "activity", visitId, page] as const,
+  /** On-site consent and view-only WebSockets of a device. */
+  remoteSettings: (id: number) => ["visits", id, "settings"] as const,
   icons: ["icons"] as const,
 
   userEnterprises: ["enterprises", "mine"] as const,

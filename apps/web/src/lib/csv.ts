@@ -11,7 +11,11 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
 
 /** Saves `text` as a file (UTF-8 with BOM so spreadsheet programs read Chinese correctly). */
 export function downloadText(filename: string, text: string, type = "text/csv"): void {
-  const blob = new Blob(["\uFEFF", text], { type: `${type};charset=utf-8` });
+  downloadBlob(filename, new Blob(["\uFEFF", text], { type: `${type};charset=utf-8` }));
+}
+
+/** Saves a file the server made (a CSV export) under `filename`. */
+export function downloadBlob(filename: string, blob: Blob): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;

@@ -120,4 +120,11 @@ describe("mobileRedirectTarget", () => {
     expect(mobileRedirectTarget("/IOTCARD/8986abc/", "", exempt)).toBe("/mobile/iotCard/8986abc");
     expect(mobileRedirectTarget("/iotCard", "", exempt)).toBe("/mobile");
   });
+
+  it("keeps a device's screen viewer on the phone (it has no mobile counterpart)", () => {
+    expect(mobileRedirectTarget("/screen/12", "?eid=3", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/Screen/12/", "", exempt)).toBeNull();
+    expect(mobileRedirectTarget("/screen", "", exempt)).toBe("/mobile");
+    expect(mobileRedirectTarget("/screens/12", "", exempt)).toBe("/mobile");
+  });
 });

@@ -1,4 +1,4 @@
-import { MOBILE } from "../paths.ts";
+import { MOBILE, PATHS } from "../paths.ts";
 import { safeStorage } from "./storage.ts";
 
 /**
@@ -135,6 +135,8 @@ export function mobileRedirectTarget(
   const key = routeKey(pathname);
   if (isMobilePath(pathname)) return null;
   for (const path of exempt) if (routeKey(path) === key) return null;
+  // A device's screen is one full-window page on every device, the phone's included.
+  if (key.startsWith(`${routeKey(PATHS.screen)}/`)) return null;
   const card = IOT_CARD.exec(pathname);
   const target = card ? `${MOBILE.iotCard}/${card[1]}` : (MOBILE_COUNTERPART[key] ?? MOBILE.root);
   const language = new URLSearchParams(search).get("language");

@@ -53,6 +53,13 @@ describe("connectStateOf", () => {
     expect(connectStateOf(new ApiError("Network Error", "transport", null, 502))).toBe("failed");
     expect(connectStateOf(new Error("boom"))).toBe("failed");
   });
+
+  it("ends a visit not accepted at the machine as refused, a screen not offered as failed", () => {
+    expect(connectStateOf(business(HW.CONSENT_REFUSED.code))).toBe("refused");
+    expect(connectStateOf(business(HW.CONSENT_TIMEOUT.code))).toBe("refused");
+    expect(connectStateOf(business(HW.CONSENT_UNSUPPORTED.code))).toBe("refused");
+    expect(connectStateOf(business(HW.SCREEN_NOT_OFFERED.code))).toBe("failed");
+  });
 });
 
 describe("formatBytes / formatDuration", () => {

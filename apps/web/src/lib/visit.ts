@@ -5,9 +5,36 @@ import type { VisitUrl } from "../api/visits.ts";
 /**
  * Connecting to a device (SPEC §4 "Connection": connecting; online success; failed or
  * offline; not bound or cloud closed). `offline`/`failed` and `unbound`/`closed` are the
- * SPEC's two-sided states told apart, so the title says which.
+ * SPEC's two-sided states told apart, so the title says which. Issue 20 adds `waiting` (the
+ * visit URL call is held while the person at the machine is asked) and `refused` (they
+ * refused, did not answer, or the device cannot ask).
  */
-export type ConnectState = "connecting" | "online" | "offline" | "failed" | "unbound" | "closed";
+export type ConnectState =
+  | "connecting"
+  | "waiting"
+  | "online"
+  | "offline"
+  | "failed"
+  | "unbound"
+  | "closed"
+  | "refused";
+
+/** What a refused or failed visit URL call leaves. */
+export type ConnectFailure = Exclude<ConnectState, "connecting" | "waiting" | "online">;
+
+/**
+ * How long the person at the machine has to answer (CONSENT_TIMEOUT_MS of packages/protocol,
+ * not imported: its index pulls the device protocol's generated code into the web bundle;
+ * pages/screen/screenState.test.ts checks they agree).
+ */
+export const CONSENT_WAIT_MS = 30_000;
+
+/**
+ * A visit URL call still pending after this long is most likely held for on-site consent
+ * (the caller cannot know whether the device asks: only its Akey and Bkeys see the setting),
+ * so "connecting" turns into "waiting for approval at the machine (if required)".
+ */
+export const CONSENT_HINT_AFTER_MS = 1000;
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
@@ -54,9 +81,16 @@ function hostOf(url: string): string {
 }
 
 /** The SPEC §4 connection state a refused or failed visit URL call ends in. */
-export function connectStateOf(error: unknown): Exclude<ConnectState, "connecting" | "online"> {
+export function connectStateOf(error: unknown): ConnectFailure {
   if (!(error instanceof ApiError) || error.kind !== "business") return "failed";
   if (error.is(HW.DEVICE_OFFLINE.code)) return "offline";
+  if (
+    error.is(HW.CONSENT_REFUSED.code) ||
+    error.is(HW.CONSENT_TIMEOUT.code) ||
+    error.is(HW.CONSENT_UNSUPPORTED.code)
+  ) {
+    return "refused";
+  }
   if (error.is(HW.CLOUD_CLOSED.code) || error.is(HW.CLOUD_EXPIRED.code)) return "closed";
   if (
     error.is(HW.WRONG_ROLE.code) ||

@@ -4,12 +4,13 @@ import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import { ezvizAccountIdColumn, machineColumns, toMachine } from "./machine.ts";
 import { deviceGroups, deviceLinks, devices } from "./schema.ts";
+import { type ScreenLookup, withScreens } from "./screens.ts";
 import { likePattern, pageTotal } from "./sql.ts";
 
 export type PersonalLists = ReturnType<typeof createPersonalLists>;
 
 /** A user's personal device list: the page of devices and one device of it. */
-export function createPersonalLists(deps: { db: Db }) {
+export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
   const { db } = deps;
 
   const personalColumns = {
@@ -63,7 +64,10 @@ export function createPersonalLists(deps: { db: Db }) {
       .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id))
       .limit(pageSize)
       .offset((page - 1) * pageSize);
-    const list = rows.map((r) => toMachine(r, { link: r.link, groupName: r.groupName }));
+    const list = await withScreens(
+      rows.map((r) => toMachine(r, { link: r.link, groupName: r.groupName })),
+      deps.screens,
+    );
     const total = await pageTotal(list.length, { page, pageSize }, async () => {
       const [{ n }] = await db
         .select({ n: count() })
@@ -91,7 +95,11 @@ export function createPersonalLists(deps: { db: Db }) {
 
   async function detail(userId: number, deviceId: number): Promise<Machine> {
     const row = await requireLink(userId, deviceId);
-    return toMachine(row.device, { link: row.link, groupName: row.groupName });
+    const [machine] = await withScreens(
+      [toMachine(row.device, { link: row.link, groupName: row.groupName })],
+      deps.screens,
+    );
+    return machine;
   }
 
   return { list, requireLink, detail };

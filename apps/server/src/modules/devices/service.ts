@@ -7,6 +7,7 @@ import { createDeviceGroups } from "./groups.ts";
 import { createPersonalLists } from "./lists.ts";
 import { createPersonalMachines } from "./machines.ts";
 import { createDeviceRegistry } from "./registry.ts";
+import type { ScreenLookup } from "./screens.ts";
 import { createDeviceStates } from "./states.ts";
 
 export type DeviceService = ReturnType<typeof createDeviceService>;
@@ -27,6 +28,8 @@ export function createDeviceService(deps: {
   events?: Pick<Events, "publish">;
   /** After a delete: projects whose owner no longer manages the device let it go. */
   releaseFromProjects?: (deviceId: number) => Promise<unknown>;
+  /** Which devices' agents offer their screen now (Machine.screen); absent in tools. */
+  screens?: ScreenLookup;
 }) {
   const permissions = deps.permissions ?? createPermissions(deps);
   const registry = createDeviceRegistry(deps);

@@ -6,6 +6,7 @@ import type { Clock } from "../../infra/clock.ts";
 import { machineColumns, toMachine } from "../devices/machine.ts";
 import { deviceByCode, hasAkey } from "../devices/registry.ts";
 import { devices } from "../devices/schema.ts";
+import { type ScreenLookup, withScreens } from "../devices/screens.ts";
 import { likePattern, pageTotal } from "../devices/sql.ts";
 import { type EnterpriseRoles, type ListType, requireOperator, type Viewer } from "./roles.ts";
 import { enterpriseDevices, enterpriseGroups } from "./schema.ts";
@@ -26,6 +27,8 @@ export function createEnterpriseLists(deps: {
   roles: EnterpriseRoles;
   /** A device left the enterprise's list: that list's project lets it go. */
   releaseFromProjects?: (eid: number, type: number, deviceId: number) => Promise<unknown>;
+  /** Which devices' agents offer their screen now (Machine.screen). */
+  screens?: ScreenLookup;
 }) {
   const { db, clock, roles } = deps;
 
@@ -69,16 +72,17 @@ export function createEnterpriseLists(deps: {
       .limit(q.pageSize)
       .offset((q.page - 1) * q.pageSize);
     const total = await pageTotal(rows.length, q, () => countHeld(and(...conditions)));
+    const list = rows.map((r) =>
+      toMachine(r, {
+        eid: q.eid,
+        name: r.heldName,
+        groupId: r.heldGroupId,
+        groupName: r.groupName,
+        maintenanceRemark: r.maintenanceRemark,
+      }),
+    );
     return {
-      list: rows.map((r) =>
-        toMachine(r, {
-          eid: q.eid,
-          name: r.heldName,
-          groupId: r.heldGroupId,
-          groupName: r.groupName,
-          maintenanceRemark: r.maintenanceRemark,
-        }),
-      ),
+      list: await withScreens(list, deps.screens),
       total,
       page: q.page,
       pageSize: q.pageSize,

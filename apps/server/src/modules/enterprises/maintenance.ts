@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import { toMachine } from "../devices/machine.ts";
 import { devices } from "../devices/schema.ts";
+import { type ScreenLookup, withScreens } from "../devices/screens.ts";
 import { heldBy } from "./lists.ts";
 import type { Membership } from "./membership.ts";
 import type { EnterpriseRoles, ListType, Viewer } from "./roles.ts";
@@ -14,6 +15,7 @@ export function createEnterpriseMachines(deps: {
   db: Db;
   roles: EnterpriseRoles;
   membership: Membership;
+  screens?: ScreenLookup;
 }) {
   const { db, roles } = deps;
 
@@ -35,13 +37,14 @@ export function createEnterpriseMachines(deps: {
 
   async function machineInfo(viewer: Viewer, eid: number, deviceId: number): Promise<Machine> {
     const { row } = await heldDevice(viewer, eid, deviceId);
-    return toMachine(row.device, {
+    const machine = toMachine(row.device, {
       eid,
       name: row.held.name,
       groupId: row.held.groupId,
       groupName: row.groupName,
       maintenanceRemark: row.held.maintenanceRemark,
     });
+    return (await withScreens([machine], deps.screens))[0];
   }
 
   async function machinePersonnel(viewer: Viewer, eid: number, deviceId: number, kind: MemberKind) {

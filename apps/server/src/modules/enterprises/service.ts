@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { AccountRef } from "../accounts/service.ts";
+import type { ScreenLookup } from "../devices/screens.ts";
 import type { Permissions } from "../permissions/service.ts";
 import { createEnterpriseCreation } from "./creation.ts";
 import { createEnterpriseLists } from "./lists.ts";
@@ -27,6 +28,8 @@ export function createEnterpriseService(deps: {
   findUser: (ref: AccountRef) => Promise<{ id: number; activatedAt: Date | null } | undefined>;
   /** A device left the enterprise's list: that list's project lets it go. */
   releaseFromProjects?: (eid: number, type: number, deviceId: number) => Promise<unknown>;
+  /** Which devices' agents offer their screen now (Machine.screen on lists and cards). */
+  screens?: ScreenLookup;
 }) {
   const roles = createEnterpriseRoles(deps);
   const membership = createMembership({ ...deps, roles });

@@ -10,6 +10,8 @@ import {
 } from "@keyway/protocol";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { testConfig } from "../../config.ts";
 import { domainEvents } from "../../events.ts";
 import { createInProcessBus } from "../../infra/bus.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
@@ -119,6 +121,45 @@ describe("push channel /ws", () => {
     h.clock.advance(-31 * 24 * 60 * 60 * 1000);
     // The socket opened before is not affected.
     await later.ready();
+  });
+
+  it("refuses a socket another site's page opens (a device page on a visit host), and takes Keyway's own", async () => {
+    // Both ways in: the fast path ahead of Fastify takes only what is plainly allowed and
+    // leaves the rest to the route's origin check.
+    const refusedWith = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`${base}/ws?token=${encodeURIComponent(bob.token)}`, {
+          headers,
+        });
+        // The refusal ends the connection: the server closes it, not this client.
+        socket.on("unexpected-response", (request, response) => {
+          response.resume();
+          request.socket?.once("close", () => resolve(response.statusCode ?? 0));
+        });
+        socket.on("open", () => {
+          socket.close();
+          reject(new Error(`opened with ${JSON.stringify(headers)}`));
+        });
+        socket.on("error", () => {});
+      });
+    const visitHost = "http://abcdefghijklmnopqrstuvwxyz.visit.localhost:8080";
+    expect(await refusedWith({ origin: visitHost })).toBe(403);
+    expect(await refusedWith({ origin: visitHost, "sec-fetch-site": "same-site" })).toBe(403);
+    expect(await refusedWith({ "sec-fetch-site": "cross-site" })).toBe(403);
+    expect(await refusedWith({ origin: "null" })).toBe(403);
+    const own = new URL(testConfig().PUBLIC_URL).origin;
+    const allowed: Record<string, string>[] = [
+      { origin: own },
+      { "sec-fetch-site": "same-origin", origin: own },
+    ];
+    for (const headers of allowed) {
+      const client = await PushClient.open(
+        `${base}/ws?token=${encodeURIComponent(bob.token)}`,
+        headers,
+      );
+      clients.push(client);
+      await client.ready();
+    }
   });
 
   it("accepts the token in the cloudtoken header too", async () => {

@@ -21,6 +21,8 @@ export interface TunnelRegistry {
   released(deviceId: number): void;
   /** The device's tunnel on another node, or null. */
   lookup(deviceId: number): Promise<TunnelPlace | null>;
+  /** Many devices' tunnels on other nodes at once (one round trip); absent ones are left out. */
+  lookupMany?(deviceIds: readonly number[]): Promise<Map<number, TunnelPlace>>;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export const localTunnelRegistry: TunnelRegistry = {
   held() {},
   released() {},
   lookup: async () => null,
+  lookupMany: async () => new Map(),
   close: async () => {},
 };
 
@@ -82,6 +85,16 @@ export function createRedisTunnelRegistry(options: {
         return null;
       }
     },
+    async lookupMany(deviceIds) {
+      const found = new Map<number, TunnelPlace>();
+      if (deviceIds.length === 0) return found;
+      const values = await redis.mget(deviceIds.map((id) => prefix + id)).catch(() => []);
+      for (const [i, value] of values.entries()) {
+        const place = value ? parsePlace(value) : null;
+        if (place && place.node !== options.self) found.set(deviceIds[i], place);
+      }
+      return found;
+    },
     async close() {
       clearInterval(renew);
       const held = [...mine.entries()];
@@ -90,4 +103,36 @@ export function createRedisTunnelRegistry(options: {
       redis.disconnect();
     },
   };
+}
+
+function parsePlace(value: string): TunnelPlace | null {
+  try {
+    return JSON.parse(value) as TunnelPlace;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The hellos of many devices' agents, wherever their tunnels are: this node's links by a map
+ * lookup, the rest in one registry round trip (device lists show a page at a time).
+ */
+export async function helloMany(
+  local: { hello(deviceId: number): AgentHello | undefined },
+  registry: TunnelRegistry,
+  deviceIds: readonly number[],
+): Promise<Map<number, AgentHello>> {
+  const hellos = new Map<number, AgentHello>();
+  const elsewhere: number[] = [];
+  for (const id of deviceIds) {
+    const hello = local.hello(id);
+    if (hello) hellos.set(id, hello);
+    else elsewhere.push(id);
+  }
+  if (elsewhere.length === 0 || registry.self === null) return hellos;
+  const places = registry.lookupMany
+    ? await registry.lookupMany(elsewhere)
+    : new Map<number, TunnelPlace>();
+  for (const [id, place] of places) if (place.hello) hellos.set(id, place.hello);
+  return hellos;
 }

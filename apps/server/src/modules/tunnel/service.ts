@@ -1,9 +1,11 @@
 import type { Duplex } from "node:stream";
 import {
+  AGENT_FEATURE_CONTROL,
   type AgentHello,
   TUNNEL_CLOSE,
   TUNNEL_PING_MS,
   TUNNEL_RESET,
+  type TunnelControl,
   type TunnelTarget,
 } from "@keyway/protocol";
 import { TunnelError, TunnelMux, type TunnelStream } from "@keyway/protocol/mux";
@@ -41,6 +43,12 @@ export class DeviceOfflineError extends TunnelError {
 
 export type TunnelHub = ReturnType<typeof createTunnelHub>;
 
+/** What an agent may say on the control channel (the rest is the server's to say). */
+export type AgentControl = Extract<TunnelControl, { t: "consent.answer" | "visit.end" }>;
+
+/** Hears the control messages of the agents whose links this node holds. */
+export type ControlListener = (deviceId: number, message: AgentControl) => void;
+
 /**
  * The agents' `/tunnel` connections on this node (ARCHITECTURE "Remote access"): one link per
  * device, the newest winning; `open` gives a byte stream to a target on the device's LAN.
@@ -61,6 +69,7 @@ export function createTunnelHub(deps: {
   const registry = deps.registry ?? localTunnelRegistry;
   const silentMs = deps.silentMs ?? TUNNEL_PING_MS * 3;
   const links = new Map<number, Link>();
+  const controlListeners = new Set<ControlListener>();
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const link of links.values()) {
@@ -79,6 +88,23 @@ export function createTunnelHub(deps: {
         if (!l.hello) log.info({ device: device.code, target: hello.target }, "tunnel hello");
         l.hello = hello;
         if (links.get(device.id) === l) registry.held(device.id, hello);
+      },
+      onControl: (message: TunnelControl) => {
+        const l = link();
+        // Asks and notices are the server's to send: an agent sending them does not speak this.
+        if (message.t !== "consent.answer" && message.t !== "visit.end") {
+          l.mux.violation(`a control message only the server sends (${message.t})`);
+          return;
+        }
+        // A replaced link's last words, or an agent that never offered control: not heard.
+        if (links.get(device.id) !== l || !hasControl(l)) return;
+        for (const listener of controlListeners) {
+          try {
+            listener(device.id, message);
+          } catch (error) {
+            log.warn({ err: error, device: device.code }, "tunnel control message not handled");
+          }
+        }
       },
       // A hostile or broken agent costs its own link, never the process or other devices.
       onViolation: (reason: string) => {
@@ -161,6 +187,27 @@ export function createTunnelHub(deps: {
     socket.on("close", () => down(link));
   }
 
+  function hasControl(link: Link): boolean {
+    return Boolean(link.hello?.features?.includes(AGENT_FEATURE_CONTROL));
+  }
+
+  /**
+   * A control message to the device's agent, when this node holds its link and the agent
+   * announced "control" (older agents end the link on a frame type they do not know).
+   */
+  function sendControl(deviceId: number, message: TunnelControl): boolean {
+    const link = links.get(deviceId);
+    if (!link || link.mux.closed || !hasControl(link)) return false;
+    link.mux.send({ type: "control", message });
+    return true;
+  }
+
+  /** Hears agents' control messages (on-site consent answers, visits ended on site). */
+  function onControl(listener: ControlListener): () => void {
+    controlListeners.add(listener);
+    return () => controlListeners.delete(listener);
+  }
+
   function isOnline(deviceId: number): boolean {
     return links.has(deviceId);
   }
@@ -219,5 +266,17 @@ export function createTunnelHub(deps: {
     await registry.close();
   }
 
-  return { accept, acceptSocket, closeLinks, isOnline, hello, locate, open, stats, close };
+  return {
+    accept,
+    acceptSocket,
+    closeLinks,
+    isOnline,
+    hello,
+    locate,
+    open,
+    sendControl,
+    onControl,
+    stats,
+    close,
+  };
 }

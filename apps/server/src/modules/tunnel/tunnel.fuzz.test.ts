@@ -25,7 +25,13 @@ import { TunnelClient } from "../../../../agent/src/tunnel.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { freePort } from "../../testing/ports.ts";
-import { HOSTILE_ID_MIN, hostileFrame, malformedFrame } from "../../testing/tunnelFrames.ts";
+import {
+  encodeControl,
+  HOSTILE_ID_MIN,
+  hostileControl,
+  hostileFrame,
+  malformedFrame,
+} from "../../testing/tunnelFrames.ts";
 
 /**
  * A hostile agent against the server's real `/tunnel` (the app listening on a port): with a
@@ -158,7 +164,9 @@ class HostileAgent {
   async ready(): Promise<this> {
     await this.opened;
     const allow = [`127.0.0.1:${echoPort}`];
-    this.mux.send({ type: "hello", hello: { version: "hostile", target: allow[0], allow } });
+    // It claims "control": its consent answers and visit ends reach the visits module.
+    const hello = { version: "hostile", target: allow[0], allow, features: ["control"] };
+    this.mux.send({ type: "hello", hello });
     await until(() => h.app.services.tunnels.hello(hostileId)?.version === "hostile");
     return this;
   }
@@ -431,6 +439,8 @@ describe.each<Carrier>(["socket", "websocket"])(
                 bytes: encodeFrame({ type: "open", id, window: 1, host: "127.0.0.1", port: p }),
                 binary: true,
               })),
+            // Only the server asks for consent and says visits ended.
+            hostileControl("server").map((m) => ({ bytes: encodeControl(m), binary: true })),
           ),
           async ({ bytes, binary }) => {
             const agent = await new HostileAgent(hostileDevice, kind).ready();

@@ -211,6 +211,13 @@ async function visitor(minutes: number): Promise<Person> {
     token: owner.token,
   });
   expect(agreed.body.hwcode).toBe(0);
+  // With the right to change the device: a read-only visitor's WebSockets are refused unless
+  // the owner allows them (issue 20), and these tests open some.
+  const level = await h.call("POST", "/api/machine/limitReadSet", {
+    form: { machineID, userId: p.userId, write: 1 },
+    token: owner.token,
+  });
+  expect(level.body.hwcode).toBe(0);
   return p;
 }
 

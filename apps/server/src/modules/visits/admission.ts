@@ -24,16 +24,20 @@ export function createVisitAdmission(deps: {
 
   /**
    * The first open of a visit URL: its one-time ticket becomes the visit cookie. Refused when
-   * the ticket is wrong, used or late, or the right no longer holds.
+   * the ticket is wrong, used or late, or the right no longer holds. `screen`: the viewer's
+   * WebSocket claims it; a screen visit's ticket opens nothing else, and nothing else's opens
+   * a screen (refused before the ticket is spent).
    */
   async function claim(
     id: string,
     ticket: string,
+    screen = false,
   ): Promise<{ session: VisitSession; cookie: string }> {
     const visit = await row(id);
     const now = clock.now();
     if (!visit?.ticketHash || visit.ticketHash !== hashToken(ticket))
       throw new AppError("VISIT_LINK_INVALID", null, 403);
+    if ((visit.kind === "screen") !== screen) throw new AppError("VISIT_LINK_INVALID", null, 403);
     if (visit.endedAt) throw new AppError("VISIT_ENDED", null, 410);
     if (visit.urlExpiresAt <= now) throw new AppError("VISIT_LINK_INVALID", null, 403);
     const cookie = newToken();

@@ -62,6 +62,12 @@ export function createVisitCheck(deps: {
         const right = await access.rights(session.actor, session.deviceId);
         session.checkedAtMs = Date.now();
         session.rightEndsAt = right.expires_at ? new Date(right.expires_at) : null;
+        // The member level applies from this check on, either way.
+        const viewOnly = !right.write;
+        if (viewOnly !== session.viewOnly) {
+          session.viewOnly = viewOnly;
+          for (const watcher of session.levelWatchers) watcher(viewOnly);
+        }
       } catch (error) {
         if (error instanceof AppError && error.key !== "VISIT_ENDED") {
           await end(session, endReasonFor(error.key));

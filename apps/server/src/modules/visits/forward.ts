@@ -82,12 +82,19 @@ export function forwardUpgrade(
 }
 
 /**
- * `/visit-tcp` accepted here for a device whose tunnel is elsewhere: one WebSocket to the
- * same path on that node with the caller's token, messages and the closing code passed on.
+ * `/visit-tcp` (or `/visit-screen`) accepted here for a device whose tunnel is elsewhere: one
+ * WebSocket to the same path on that node with the caller's token, messages and the closing
+ * code passed on.
  */
-export function bridgeWebSocket(local: WebSocket, node: string, path: string, token: string) {
+export function bridgeWebSocket(
+  local: WebSocket,
+  node: string,
+  path: string,
+  token: string | null,
+) {
   const remote = new WebSocket(`${node.replace(/^http/, "ws")}${path}`, {
-    headers: { cloudtoken: token, [RELAYED_HEADER]: "1" },
+    // The screen viewer's has no token: its ticket in the path is the credential.
+    headers: { ...(token !== null && { cloudtoken: token }), [RELAYED_HEADER]: "1" },
     maxPayload: 2 * 1024 * 1024,
   });
   const pending: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { TUNNEL_RESET } from "@keyway/protocol";
 import { TunnelError } from "@keyway/protocol/mux";
-import type { VisitEndReason } from "@keyway/shared";
+import type { VisitEndReason, VisitKind } from "@keyway/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
@@ -57,6 +57,9 @@ export function createVisitRegistry(deps: {
       deviceId: visit.deviceId,
       actor: { userId: visit.userId ?? 0, terminalId: visit.terminalId },
       target: visit.target.split(",")[0]?.trim() ?? "",
+      kind: visit.kind as VisitKind,
+      viewOnly: visit.viewOnly,
+      levelWatchers: new Set(),
       cookieHash: visit.cookieHash,
       ended: false,
       streams: new Set(),

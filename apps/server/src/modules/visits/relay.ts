@@ -7,6 +7,7 @@ import { cookieValue, createRelayHeaders } from "./relay/headers.ts";
 import { createHttpRelay } from "./relay/http.ts";
 import { createRefusals } from "./relay/refusals.ts";
 import { createRouter, type Route, VISIT_COOKIE } from "./relay/route.ts";
+import { createScreenRelay } from "./relay/screen.ts";
 import { createSocketRelay } from "./relay/sockets.ts";
 import type { VisitService, VisitSession } from "./service.ts";
 
@@ -14,7 +15,8 @@ import type { VisitService, VisitSession } from "./service.ts";
  * The relay (ARCHITECTURE "Remote access"): a browser's requests to a visit host
  * (`<id>.visit.<host>`) or under `/visit/<id>/` go to the device's web UI through the agent's
  * tunnel — HTTP through a keep-alive pool of tunnel streams per visit, WebSocket upgrades as
- * raw byte pipes — and `/visit-tcp/<id>` carries a raw TCP stream for `keyway-agent forward`.
+ * raw byte pipes — `/visit-tcp/<id>` carries a raw TCP stream for `keyway-agent forward`, and
+ * `/visit-screen/<id>` the device's screen (RFB) for the viewer in Keyway's page.
  * Every hop is a stream with backpressure: nothing holds more than a tunnel window per stream.
  */
 export function createRelay(deps: {
@@ -28,7 +30,7 @@ export function createRelay(deps: {
   const publicProto = secure ? "https" : "http";
   const route = createRouter(hosts);
   const headers = createRelayHeaders(publicProto);
-  const { refuse, asAppError } = createRefusals(log);
+  const { refuse, refuseViewOnly, asAppError } = createRefusals(log);
 
   /** The visit of a request: the cookie on a visit host, the key in the path in path mode. */
   function sessionFor(request: IncomingMessage, r: Route): Promise<VisitSession> {
@@ -42,7 +44,15 @@ export function createRelay(deps: {
     return visits.nodeOf(r.id);
   }
 
-  const relayHttp = createHttpRelay({ visits, secure, headers, sessionFor, elsewhere, refuse });
+  const relayHttp = createHttpRelay({
+    visits,
+    secure,
+    headers,
+    sessionFor,
+    elsewhere,
+    refuse,
+    refuseViewOnly,
+  });
   const { upgrade, tcp } = createSocketRelay({
     visits,
     headers,
@@ -50,6 +60,7 @@ export function createRelay(deps: {
     elsewhere,
     asAppError,
   });
+  const { screen } = createScreenRelay({ visits, asAppError });
 
   /** onRequest hook: visit traffic is taken out of Fastify before any route sees it. */
   async function onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -76,5 +87,5 @@ export function createRelay(deps: {
     return true;
   }
 
-  return { onRequest, take, tcp, route };
+  return { onRequest, take, tcp, screen, route };
 }

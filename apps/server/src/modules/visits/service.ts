@@ -5,8 +5,12 @@ import type { Events } from "../../events.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { Actor } from "../access/service.ts";
 import type { TunnelHub } from "../tunnel/service.ts";
+import { createActivityRecorder } from "./activity.ts";
+import { createActivityLog } from "./activityLog.ts";
+import type { ActivityRecorder } from "./activityTypes.ts";
 import { createVisitAdmission } from "./admission.ts";
 import { createVisitCheck } from "./check.ts";
+import { createConsent } from "./consent.ts";
 import type { VisitHosts } from "./hosts.ts";
 import { createVisitIssuer } from "./issue.ts";
 import { createVisitRecheck } from "./recheck.ts";
@@ -43,6 +47,10 @@ export function createVisitService(deps: {
   idleMs?: number;
   /** How long an issued URL may wait to be opened (ms). */
   linkTtlMs?: number;
+  /** How long the person at the machine has to accept a visit (ms; CONSENT_TIMEOUT_MS). */
+  consentTimeoutMs?: number;
+  /** How often activity older than VISIT_ACTIVITY_DAYS is deleted (ms; 0: only by hand). */
+  activitySweepMs?: number;
 }) {
   const registry = createVisitRegistry(deps);
   const { sessions, flush } = registry;
@@ -56,14 +64,38 @@ export function createVisitService(deps: {
     recheckMs: deps.recheckMs ?? 3000,
     idleMs: deps.idleMs ?? 10 * 60_000,
   });
-  const visitLog = createVisitLog({ ...deps, registry });
   const settings = createRemoteSettings({
     ...deps,
     helloOf: async (deviceId) => (await deps.tunnels.locate(deviceId))?.hello ?? null,
   });
+  const linkTtlMs = deps.linkTtlMs ?? 60_000;
+  // On-site consent: asks the agent before a URL is answered, hears its answers and ends.
+  const consent = createConsent({
+    ...deps,
+    registry,
+    rules: settings.rules,
+    timeoutMs: deps.consentTimeoutMs,
+    linkTtlMs,
+  });
+  // Who may read a device's visit log and activity: one rule (settings.approverRole).
+  const visitLog = createVisitLog({ ...deps, registry, approverRole: settings.approverRole });
+  // What visitors did (issue 20): the relay reports, rows are written in batches.
+  const recorder = createActivityRecorder(deps);
+  const activity: ActivityRecorder = recorder;
+  const activityLog = createActivityLog({
+    ...deps,
+    approverRole: settings.approverRole,
+    flush: recorder.flush,
+    sweepEveryMs: deps.activitySweepMs,
+  });
+  // A visit's last requests are in the database soon after it ends, whichever node ends it.
+  const offEnded = deps.events.subscribe("visit.ended", () => void recorder.flush());
 
   async function close(): Promise<void> {
     recheck.stop();
+    consent.close();
+    activityLog.stop();
+    offEnded();
     for (const session of sessions.values()) {
       for (const stream of session.streams) stream.destroy();
       for (const socket of session.sockets) socket.destroy();
@@ -71,10 +103,13 @@ export function createVisitService(deps: {
       await flush(session).catch(() => {});
     }
     sessions.clear();
+    // Sockets cut above report their sessions on their close events: let those run first.
+    await new Promise((resolve) => setImmediate(resolve));
+    await recorder.close();
   }
 
   return {
-    issue: createVisitIssuer({ ...deps, linkTtlMs: deps.linkTtlMs ?? 60_000 }),
+    issue: createVisitIssuer({ ...deps, linkTtlMs, consent }),
     claim: admission.claim,
     byCookie: admission.byCookie,
     byCaller: admission.byCaller,
@@ -86,6 +121,13 @@ export function createVisitService(deps: {
     list: visitLog.list,
     endByOwner: visitLog.endByOwner,
     settings,
+    activity,
+    activityList: activityLog.list,
+    activityCsv: activityLog.csv,
+    /** Deletes activity older than VISIT_ACTIVITY_DAYS now (it also runs hourly). */
+    sweepActivity: activityLog.sweep,
+    /** Writes the activity rows this node still holds. */
+    flushActivity: recorder.flush,
     sweep: recheck.sweep,
     stats: streams.stats,
     close,

@@ -1,4 +1,5 @@
 import type { TunnelStream } from "@keyway/protocol/mux";
+import type { VisitKind } from "@keyway/shared";
 import type { Actor } from "../access/service.ts";
 
 /** A visit in use on this node: its streams, its HTTP connection pool, its counters. */
@@ -6,8 +7,16 @@ export interface VisitSession {
   readonly id: string;
   readonly deviceId: number;
   readonly actor: Actor;
-  /** The target of the device UI ("host:port"). */
+  /** The target of the device UI ("host:port"); of a screen visit, the agent's VNC server. */
   readonly target: string;
+  readonly kind: VisitKind;
+  /**
+   * The visitor's member level is read-only (`!ConnectRight.write`), re-read at every rights
+   * check: the relay drops screen input and refuses changing HTTP requests while it holds.
+   */
+  viewOnly: boolean;
+  /** Told when `viewOnly` changes (a device WebSocket a read-only visitor may not keep). */
+  readonly levelWatchers: Set<(viewOnly: boolean) => void>;
   cookieHash: string | null;
   ended: boolean;
   readonly streams: Set<TunnelStream>;

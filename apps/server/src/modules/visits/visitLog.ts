@@ -5,14 +5,13 @@ import {
   type VisitKind,
   type VisitPage,
 } from "@keyway/shared";
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Events } from "../../events.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { Actor } from "../access/service.ts";
 import { users } from "../accounts/schema.ts";
-import { deviceLinks } from "../devices/schema.ts";
 import type { VisitRegistry } from "./registry.ts";
 import { type Visit, visits } from "./schema.ts";
 
@@ -22,24 +21,12 @@ export function createVisitLog(deps: {
   clock: Clock;
   events: Events;
   registry: VisitRegistry;
+  /** The Akey or a Bkey of the device, else refused (settings.approverRole: the one rule). */
+  approverRole: (userId: number, deviceId: number) => Promise<unknown>;
 }) {
   const { db, clock, events } = deps;
   const { sessions, row, totals, end } = deps.registry;
-
-  async function requireApprover(userId: number, deviceId: number): Promise<void> {
-    const [link] = await db
-      .select({ id: deviceLinks.id })
-      .from(deviceLinks)
-      .where(
-        and(
-          eq(deviceLinks.userId, userId),
-          eq(deviceLinks.deviceId, deviceId),
-          inArray(deviceLinks.role, ["akey", "bkey"]),
-        ),
-      )
-      .limit(1);
-    if (!link) throw fail("DEVICE_NO_PERMISSION");
-  }
+  const requireApprover = deps.approverRole;
 
   function toItem(r: {
     visit: Visit;

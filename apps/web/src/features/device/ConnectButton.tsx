@@ -7,7 +7,14 @@ import { useClientConfig } from "../../api/portal.ts";
 import { type VisitUrl, visitsApi } from "../../api/visits.ts";
 import { useLang } from "../../i18n/index.ts";
 import { terminalUUID } from "../../lib/terminal.ts";
-import { type ConnectState, connectStateOf, visitHref } from "../../lib/visit.ts";
+import {
+  CONSENT_HINT_AFTER_MS,
+  type ConnectState,
+  connectStateOf,
+  visitHref,
+} from "../../lib/visit.ts";
+import { ConsentCountdown } from "./ConsentCountdown.tsx";
+import { waitingTab } from "./connectTab.ts";
 import { isOnline } from "./machine.ts";
 
 const statusProps = (state: ConnectState, machineId: number) =>
@@ -16,23 +23,6 @@ const statusProps = (state: ConnectState, machineId: number) =>
     "data-state": state,
     "data-device": machineId,
   }) as object;
-
-/** A short "connecting…" page in the tab opened on click, until the visit URL arrives. */
-function showWaiting(tab: Window, title: string, text: string): void {
-  try {
-    const doc = tab.document;
-    doc.title = title;
-    const p = doc.createElement("p");
-    p.textContent = text;
-    p.setAttribute(
-      "style",
-      "font-family:system-ui,sans-serif;color:#555;margin:20vh auto;text-align:center",
-    );
-    doc.body.replaceChildren(p);
-  } catch {
-    // Not ours to write (a browser that opened it elsewhere): the blank tab will do.
-  }
-}
 
 /** What Connect needs of a device (a list row, or a project's machine). */
 export type ConnectTarget = Pick<Machine, "machine_id" | "machine_code" | "machine_name"> & {
@@ -47,6 +37,9 @@ export type ConnectTarget = Pick<Machine, "machine_id" | "machine_code" | "machi
  * machine/getVisitUrl with `projectId` for a project's machine) and the tab sent
  * there, or closed when the server refuses. The states — connecting, online success, failed
  * or offline, not bound or cloud closed — show in a notification with the server's message.
+ * A call still pending after a second is most likely held for on-site consent: the
+ * notification and the tab then say so, with the seconds left (issue 20); a refusal at the
+ * machine ends as "refused" with the server's message.
  */
 export function useConnect() {
   const { t } = useLang();
@@ -69,12 +62,14 @@ export function useConnect() {
       const name = machine.machine_name || machine.machine_code;
       const key = `connect-${id}`;
       const tab = window.open("", "_blank");
+      const waiting = tab ? waitingTab(tab) : null;
       if (tab) {
         // The device's page must not reach back into Keyway through window.opener.
         tab.opener = null;
-        showWaiting(tab, t("device.connect.tabTitle"), t("device.connect.tabText", { name }));
+        waiting?.show(t("device.connect.tabTitle"), t("device.connect.tabText", { name }));
       }
       mark(id, true);
+      const since = Date.now();
       notification.info({
         key,
         title: t("device.connect.connecting", { name }),
@@ -83,14 +78,27 @@ export function useConnect() {
         duration: 0,
         props: statusProps("connecting", id),
       });
+      const hint = window.setTimeout(() => {
+        notification.info({
+          key,
+          title: t("device.connect.waiting", { name }),
+          description: (
+            <ConsentCountdown
+              since={since}
+              render={(seconds) => t("device.connect.waitingHint", { seconds })}
+            />
+          ),
+          icon: <LoadingOutlined className="kw-primary-icon" />,
+          duration: 0,
+          props: statusProps("waiting", id),
+        });
+        waiting?.countdown(since, t("device.connect.waitingTitle"), (seconds) =>
+          t("device.connect.waitingTab", { name, seconds }),
+        );
+      }, CONSENT_HINT_AFTER_MS);
       let visit: VisitUrl;
       try {
-        visit =
-          projectId !== undefined
-            ? await visitsApi.projectUrl(projectId, id)
-            : eid !== undefined
-              ? await visitsApi.enterpriseUrl(eid, id)
-              : await visitsApi.personalUrl(id, terminalUUID());
+        visit = await visitsApi.urlFor(id, { eid, projectId }, terminalUUID(), "web");
       } catch (error) {
         tab?.close();
         if (error instanceof ApiError && error.kind === "session") {
@@ -109,6 +117,8 @@ export function useConnect() {
         });
         return;
       } finally {
+        window.clearTimeout(hint);
+        waiting?.stop();
         mark(id, false);
       }
       const href = visitHref(visit, window.location, visitDomain);

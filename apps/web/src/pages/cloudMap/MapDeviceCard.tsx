@@ -3,6 +3,7 @@ import type { MapPoint } from "@keyway/shared";
 import { Button, Card, Descriptions, Typography } from "antd";
 import { ConnectButton } from "../../features/device/ConnectButton.tsx";
 import { StateBadge } from "../../features/device/MachineParts.tsx";
+import { offersScreen, ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 
 const WAYS = ["gps", "base", "ip", "manual"] as const;
@@ -53,6 +54,17 @@ export function MapDeviceCard({
           testId="map-connect"
           variant="button"
         />,
+        ...(offersScreen(point)
+          ? [
+              <ScreenButton
+                key="screen"
+                machine={point}
+                scope={point.eid === 0 ? {} : { eid: point.eid }}
+                variant="button"
+                testId="map-screen"
+              />,
+            ]
+          : []),
       ]}
     >
       <Descriptions size="small" column={1} colon={false}>

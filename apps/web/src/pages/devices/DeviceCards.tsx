@@ -1,5 +1,6 @@
 import {
   DeleteOutlined,
+  DesktopOutlined,
   EditOutlined,
   EyeOutlined,
   FolderOutlined,
@@ -11,7 +12,9 @@ import { Card, Pagination, Skeleton, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { IdentityTag, MachineIcon, StateBadge } from "../../features/device/MachineParts.tsx";
 import { isOnline } from "../../features/device/machine.ts";
+import { offersScreen } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
+import { screenPath } from "../../paths.ts";
 
 interface Props {
   machines: readonly Machine[];
@@ -73,6 +76,7 @@ export function DeviceCards({
                 connecting={isConnecting(m.machine_id)}
                 onConnect={onConnect}
               />,
+              ...(offersScreen(m) ? [<ScreenAction key="screen" machine={m} />] : []),
               <Tooltip key="detail" title={t("device.detail")}>
                 <EyeOutlined
                   onClick={(e) => {
@@ -175,6 +179,39 @@ function ConnectAction({
         data-testid={`device-connect-${machine.machine_id}`}
         data-online={online ? 1 : 0}
       />
+    </Tooltip>
+  );
+}
+
+/** "Screen" on a card: the device's screen viewer in a new tab (a link, like the list's). */
+function ScreenAction({ machine }: { machine: Machine }) {
+  const { t } = useLang();
+  if (!isOnline(machine)) {
+    return (
+      <Tooltip title={t("device.connect.offlineHint")}>
+        <DesktopOutlined
+          className="kw-disabled-icon"
+          aria-disabled
+          onClick={(e) => e.stopPropagation()}
+          data-testid={`device-screen-${machine.machine_id}`}
+          data-online={0}
+        />
+      </Tooltip>
+    );
+  }
+  return (
+    <Tooltip title={t("device.screen.button")}>
+      <a
+        href={screenPath(machine.machine_id)}
+        target="_blank"
+        rel="noopener"
+        aria-label={t("device.screen.button")}
+        onClick={(e) => e.stopPropagation()}
+        data-testid={`device-screen-${machine.machine_id}`}
+        data-online={1}
+      >
+        <DesktopOutlined className="kw-primary-icon" />
+      </a>
     </Tooltip>
   );
 }

@@ -15,6 +15,7 @@ import {
 } from "../../features/device/MachineDescriptions.tsx";
 import { IdentityTag, LastSeen, StateBadge } from "../../features/device/MachineParts.tsx";
 import { withLiveState } from "../../features/device/machine.ts";
+import { ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { AuthorityDrawer } from "../authority/AuthorityDrawer.tsx";
 import { DeviceCameraAccount } from "../ezviz/DeviceCameraAccount.tsx";
@@ -22,14 +23,16 @@ import { DeviceIotCard } from "../iotCards/DeviceIotCard.tsx";
 import { CloudSwitch } from "./CloudSwitch.tsx";
 import { DeviceLocation } from "./DeviceLocation.tsx";
 import { DeviceVisits } from "./DeviceVisits.tsx";
+import { RemoteSettingsTab } from "./RemoteSettingsTab.tsx";
 
-export type DetailTab = "info" | "alarms" | "location" | "visits";
+export type DetailTab = "info" | "alarms" | "location" | "visits" | "remote";
 
 /**
  * Device detail (SPEC §2 "device detail with alarms, location and cloud switch"): live state
  * with "last seen" and the cloud switch on top, "Connect" in the header, then the tabs Info
  * (GET /device/v1/detail + /device/v1/user/role/info), Alarms, Location and — for the Akey and
- * Bkeys — Visits (the visit log). The list row is shown at once; the fresh detail replaces it
+ * Bkeys — Visits (the visit log) and Remote access (on-site consent, read-only WebSockets).
+ * "Screen" beside "Connect" where the device's agent offers VNC. The list row is shown at once; the fresh detail replaces it
  * when it arrives.
  */
 export function DeviceDetailDrawer(props: {
@@ -82,8 +85,8 @@ export function DeviceDetailDrawer(props: {
           setAuthorityOpen(false);
         }
       }}
-      // The visit log has more columns than the other tabs.
-      size={tab === "visits" ? 900 : 600}
+      // The visit log has more columns than the other tabs; "Screen" widens the header.
+      size={tab === "visits" ? 900 : props.machine?.screen ? 680 : 600}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
@@ -95,6 +98,12 @@ export function DeviceDetailDrawer(props: {
               loading={isPending(machine.machine_id)}
               variant="button"
               testId="device-detail-connect"
+            />
+            <ScreenButton
+              // The list row says it too, should the detail not carry it.
+              machine={{ ...machine, screen: machine.screen ?? props.machine?.screen }}
+              variant="button"
+              testId="device-detail-screen"
             />
             {manages && (
               <Button
@@ -196,6 +205,13 @@ export function DeviceDetailDrawer(props: {
                         <span data-testid="device-detail-tab-visits">{t("device.visits.tab")}</span>
                       ),
                       children: <DeviceVisits machineId={machine.machine_id} />,
+                    },
+                    {
+                      key: "remote",
+                      label: (
+                        <span data-testid="device-detail-tab-remote">{t("device.remote.tab")}</span>
+                      ),
+                      children: <RemoteSettingsTab machineId={machine.machine_id} />,
                     },
                   ]
                 : []),

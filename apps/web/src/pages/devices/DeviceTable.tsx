@@ -29,7 +29,7 @@ export function DeviceTable({
         dataSource={list}
         loading={loading}
         pagination={false}
-        scroll={{ x: 1108, y: tableHeight }}
+        scroll={{ x: 1123, y: tableHeight }}
         rowSelection={{
           selectedRowKeys: selection,
           onChange: (keys) => onSelect(keys),

@@ -1,6 +1,12 @@
-import { ArrowDownOutlined, ArrowUpOutlined, ReloadOutlined } from "@ant-design/icons";
+import {
+  ArrowDownOutlined,
+  ArrowUpOutlined,
+  DownloadOutlined,
+  ReloadOutlined,
+} from "@ant-design/icons";
+import { VISIT_ACTIVITY_DAYS } from "@keyway/shared";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Badge, Button, Flex, Table, type TableProps, Tooltip, Typography } from "antd";
+import { Badge, Button, Flex, Space, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { queryKeys } from "../../api/keys.ts";
 import { VISIT_PAGE_SIZE, type VisitItem, visitsApi } from "../../api/visits.ts";
@@ -9,6 +15,10 @@ import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.ts";
 import { useNow } from "../../lib/useNow.ts";
+import { ActivityDrawer } from "./ActivityDrawer.tsx";
+import { useActivityExport } from "./useActivityExport.ts";
+
+const KIND_COLORS = { web: "blue", screen: "purple", tcp: "cyan" } as const;
 
 /** While a visit on the page runs, the log is read again this often (bytes and state). */
 const RUNNING_POLL_MS = 10_000;
@@ -17,7 +27,9 @@ const RUNNING_POLL_MS = 10_000;
  * A device's visit log (GET /device/v1/visits, its Akey and Bkeys): who visited from which
  * terminal, what they reached, when, how long and how many bytes each way, newest first,
  * 6 a page; a running visit can be ended (POST /device/v1/visits/end), which cuts its
- * connections at once.
+ * connections at once. Each visit says what it opened (web page, screen, TCP) and whether
+ * the visitor was view only; "Activity" shows its requests and screen sessions, and the
+ * device's whole activity downloads as CSV.
  */
 export function DeviceVisits({ machineId }: { machineId: number }) {
   const { t, lang } = useLang();
@@ -33,6 +45,8 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
   });
   const now = useNow(5_000);
   const end = useMutation({ mutationFn: visitsApi.end });
+  const [activityOf, setActivityOf] = useState<VisitItem | null>(null);
+  const exportCsv = useActivityExport(machineId);
   const refresh = () =>
     queryClient.invalidateQueries({ queryKey: queryKeys.deviceVisitsAll(machineId) });
 
@@ -51,6 +65,31 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
           </Typography.Text>
         </span>
       ),
+    },
+    {
+      title: t("device.visits.kind"),
+      key: "kind",
+      width: 90,
+      render: (_: unknown, v) => {
+        const kind = v.kind ?? "web";
+        return (
+          <span
+            className="kw-stack"
+            data-testid="device-visit-kind"
+            data-kind={kind}
+            data-view-only={v.view_only ? 1 : 0}
+          >
+            <Tag color={KIND_COLORS[kind]} className="kw-tag-fit">
+              {t(`device.visits.kinds.${kind}`)}
+            </Tag>
+            {v.view_only && (
+              <Tag color="gold" className="kw-tag-fit" data-testid="device-visit-view-only">
+                {t("device.visits.viewOnly")}
+              </Tag>
+            )}
+          </span>
+        );
+      },
     },
     {
       title: t("device.visits.terminal"),
@@ -143,24 +182,33 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
     {
       title: t("common.action"),
       key: "action",
-      width: 90,
+      width: 150,
       fixed: "right",
-      render: (_: unknown, v) =>
-        v.state === "running" ? (
-          <ConfirmActionLink
-            title={t("device.visits.endConfirm", { name: v.user_name || v.account })}
-            description={<span className="kw-popconfirm-text">{t("device.visits.endHint")}</span>}
-            okText={t("device.visits.end")}
-            label={t("device.visits.end")}
-            testId={`device-visit-end-${v.visit_id}`}
-            confirmTestId="device-visit-end-confirm"
-            action={() => end.mutateAsync(v.visit_id)}
-            successText={t("device.visits.endedOk")}
-            onDone={refresh}
-          />
-        ) : (
-          <Typography.Text type="secondary">-</Typography.Text>
-        ),
+      render: (_: unknown, v) => (
+        <Space size={0}>
+          <Button
+            type="link"
+            size="small"
+            onClick={() => setActivityOf(v)}
+            data-testid={`device-visit-activity-${v.visit_id}`}
+          >
+            {t("device.visits.activity")}
+          </Button>
+          {v.state === "running" && (
+            <ConfirmActionLink
+              title={t("device.visits.endConfirm", { name: v.user_name || v.account })}
+              description={<span className="kw-popconfirm-text">{t("device.visits.endHint")}</span>}
+              okText={t("device.visits.end")}
+              label={t("device.visits.end")}
+              testId={`device-visit-end-${v.visit_id}`}
+              confirmTestId="device-visit-end-confirm"
+              action={() => end.mutateAsync(v.visit_id)}
+              successText={t("device.visits.endedOk")}
+              onDone={refresh}
+            />
+          )}
+        </Space>
+      ),
     },
   ];
 
@@ -170,15 +218,28 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
         <Typography.Text type="secondary" className="kw-small">
           {t("device.visits.hint")}
         </Typography.Text>
-        <Button
-          size="small"
-          icon={<ReloadOutlined />}
-          loading={visits.isFetching}
-          onClick={() => refresh()}
-          data-testid="device-visits-refresh"
-        >
-          {t("device.visits.refresh")}
-        </Button>
+        <Flex gap={8}>
+          <Tooltip title={t("device.visits.exportHint", { days: VISIT_ACTIVITY_DAYS })}>
+            <Button
+              size="small"
+              icon={<DownloadOutlined />}
+              loading={exportCsv.isPending}
+              onClick={() => exportCsv.mutate()}
+              data-testid="device-visits-export"
+            >
+              {t("device.visits.exportCsv")}
+            </Button>
+          </Tooltip>
+          <Button
+            size="small"
+            icon={<ReloadOutlined />}
+            loading={visits.isFetching}
+            onClick={() => refresh()}
+            data-testid="device-visits-refresh"
+          >
+            {t("device.visits.refresh")}
+          </Button>
+        </Flex>
       </Flex>
       <Table<VisitItem>
         rowKey="visit_id"
@@ -186,7 +247,7 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
         columns={columns}
         dataSource={visits.data?.list ?? []}
         loading={visits.isPending || (visits.isFetching && visits.isPlaceholderData)}
-        scroll={{ x: 850 }}
+        scroll={{ x: 1000 }}
         onRow={(v) =>
           ({
             "data-testid": `device-visit-row-${v.visit_id}`,
@@ -214,6 +275,11 @@ export function DeviceVisits({ machineId }: { machineId: number }) {
             </div>
           ),
         }}
+      />
+      <ActivityDrawer
+        machineId={machineId}
+        visit={activityOf}
+        onClose={() => setActivityOf(null)}
       />
     </div>
   );

@@ -3,6 +3,7 @@ import { Button, Space, type TableProps } from "antd";
 import { ConnectButton } from "../../features/device/ConnectButton.tsx";
 import { IdentityTag } from "../../features/device/MachineParts.tsx";
 import { useGroupColumn, useMachineColumns } from "../../features/device/machineColumns.tsx";
+import { ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 
 /** What a row's action buttons do. */
@@ -19,15 +20,15 @@ export interface DeviceActions {
 export function useDeviceColumns(actions: DeviceActions): TableProps<Machine>["columns"] {
   const { t } = useLang();
   const { onConnect, connecting } = actions;
-  const baseColumns = useMachineColumns({ name: 190, code: 170, state: 90 });
-  const groupColumn = useGroupColumn(100);
+  const baseColumns = useMachineColumns({ name: 175, code: 170, state: 90 });
+  const groupColumn = useGroupColumn(90);
   return [
     ...baseColumns,
     groupColumn,
     {
       title: t("device.remark"),
       dataIndex: "machine_remark",
-      width: 110,
+      width: 100,
       ellipsis: true,
       render: (remark: string) => remark || "-",
     },
@@ -40,7 +41,7 @@ export function useDeviceColumns(actions: DeviceActions): TableProps<Machine>["c
     {
       title: t("common.action"),
       key: "action",
-      width: 300,
+      width: 350,
       fixed: "right",
       render: (_: unknown, m) => (
         <Space size={0} onClick={(e) => e.stopPropagation()}>
@@ -50,6 +51,7 @@ export function useDeviceColumns(actions: DeviceActions): TableProps<Machine>["c
             loading={connecting(m.machine_id)}
             testId={`device-connect-${m.machine_id}`}
           />
+          <ScreenButton machine={m} testId={`device-screen-${m.machine_id}`} />
           <Button
             type="link"
             size="small"

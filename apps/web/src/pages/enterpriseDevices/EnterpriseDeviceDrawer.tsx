@@ -11,6 +11,7 @@ import {
   MachineDescriptions,
   MachineDrawerTitle,
 } from "../../features/device/MachineDescriptions.tsx";
+import { ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 
@@ -55,13 +56,21 @@ export function EnterpriseDeviceDrawer({
       title={machine && <MachineDrawerTitle machine={machine} />}
       extra={
         row && (
-          <ConnectButton
-            machine={row}
-            onConnect={onConnect}
-            loading={connecting}
-            variant="button"
-            testId="enterprise-detail-connect"
-          />
+          <Flex gap={8}>
+            <ConnectButton
+              machine={row}
+              onConnect={onConnect}
+              loading={connecting}
+              variant="button"
+              testId="enterprise-detail-connect"
+            />
+            <ScreenButton
+              machine={row}
+              scope={{ eid }}
+              variant="button"
+              testId="enterprise-detail-screen"
+            />
+          </Flex>
         )
       }
       data-testid="enterprise-device-drawer"

@@ -33,6 +33,7 @@ import {
   useGroupFilterOptions,
   useMachineColumns,
 } from "../../features/device/machineColumns.tsx";
+import { ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
 import { useViewportHeight } from "../../lib/useViewportHeight.ts";
@@ -134,7 +135,7 @@ function EnterpriseDevices({
     {
       title: t("common.action"),
       key: "action",
-      width: 96,
+      width: 150,
       fixed: "right",
       render: (_: unknown, m) => (
         // A click here is not a click on the row (which opens the drawer).
@@ -144,6 +145,11 @@ function EnterpriseDevices({
             onConnect={onConnect}
             loading={connecting(m.machine_id)}
             testId={`enterprise-device-connect-${m.machine_id}`}
+          />
+          <ScreenButton
+            machine={m}
+            scope={{ eid }}
+            testId={`enterprise-device-screen-${m.machine_id}`}
           />
         </Space>
       ),

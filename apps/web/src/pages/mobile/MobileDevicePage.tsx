@@ -1,4 +1,4 @@
-import { LoginOutlined } from "@ant-design/icons";
+import { DesktopOutlined, LoginOutlined } from "@ant-design/icons";
 import type { ScanCodeResult } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
 import { Button, List, NoticeBar } from "antd-mobile";
@@ -12,14 +12,17 @@ import { useConnect } from "../../features/device/ConnectButton.tsx";
 import { isOnline, withLiveState } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { MOBILE } from "../../paths.ts";
+import { MOBILE, screenPath } from "../../paths.ts";
 import { AlarmItem } from "./AlarmItem.tsx";
+import { MobileRemoteSettings } from "./MobileRemoteSettings.tsx";
 import { ListState, MobileHeader, StateTag } from "./parts.tsx";
 import { RequestSheet } from "./RequestSheet.tsx";
 
 /**
  * One device on the phone (GET /device/v1/detail): its facts and live state, Connect (the
- * desktop's connect flow: the visit URL opens in a new tab), a visit or bind request for a
+ * desktop's connect flow: the visit URL opens in a new tab), Screen where its agent offers
+ * VNC (the viewer in this tab: touch drives the pointer), its remote-access settings for its
+ * Akey and Bkeys, a visit or bind request for a
  * user who is not its Akey / Bkey, and its latest alarms with Confirm.
  */
 export function MobileDevicePage() {
@@ -104,6 +107,18 @@ export function MobileDevicePage() {
             >
               <LoginOutlined /> {t("device.connect.button")}
             </Button>
+            {machine.screen === true && (
+              <Button
+                block
+                size="large"
+                disabled={!online}
+                onClick={() => navigate(screenPath(machine.machine_id))}
+                data-testid="m-screen"
+                data-online={online ? 1 : 0}
+              >
+                <DesktopOutlined /> {t("device.screen.button")}
+              </Button>
+            )}
             {!manager && (
               <Button
                 block
@@ -115,6 +130,7 @@ export function MobileDevicePage() {
               </Button>
             )}
           </div>
+          {manager && <MobileRemoteSettings machineId={machine.machine_id} />}
           <List mode="card" header={t("m.device.alarms")} data-testid="m-device-alarms">
             {alarms.data?.list.map((a) => (
               <AlarmItem

@@ -12,7 +12,7 @@ import { useConnect } from "../../features/device/ConnectButton.tsx";
 import { isOnline, withLiveStates } from "../../features/device/machine.ts";
 import { useLang } from "../../i18n/index.ts";
 import { useDebounced } from "../../lib/useDebounced.ts";
-import { MOBILE } from "../../paths.ts";
+import { MOBILE, screenPath } from "../../paths.ts";
 import { ContextPicker, useMobileContext } from "./ContextPicker.tsx";
 import { ListState, MobileHeader, StateTag } from "./parts.tsx";
 import { RequestSheet } from "./RequestSheet.tsx";
@@ -115,6 +115,7 @@ function PersonalDevices() {
 
 function EnterpriseDevices({ eid, types }: { eid: number; types: EnterpriseDeviceType[] }) {
   const { t } = useLang();
+  const navigate = useNavigate();
   const [type, setType] = useState<EnterpriseDeviceType>(types[0] ?? 1);
   const [search, setSearch] = useState("");
   const debounced = useDebounced(search.trim());
@@ -165,17 +166,30 @@ function EnterpriseDevices({ eid, types }: { eid: number; types: EnterpriseDevic
               </span>
             }
             extra={
-              <Button
-                size="small"
-                color="primary"
-                fill="outline"
-                disabled={!isOnline(m)}
-                loading={isPending(m.machine_id)}
-                onClick={() => void connect(m, eid)}
-                data-testid="m-device-connect"
-              >
-                {t("m.context.connect")}
-              </Button>
+              <span className="kwm-row-actions">
+                {m.screen === true && (
+                  <Button
+                    size="small"
+                    fill="outline"
+                    disabled={!isOnline(m)}
+                    onClick={() => navigate(screenPath(m.machine_id, { eid }))}
+                    data-testid="m-device-screen"
+                  >
+                    {t("device.screen.button")}
+                  </Button>
+                )}
+                <Button
+                  size="small"
+                  color="primary"
+                  fill="outline"
+                  disabled={!isOnline(m)}
+                  loading={isPending(m.machine_id)}
+                  onClick={() => void connect(m, eid)}
+                  data-testid="m-device-connect"
+                >
+                  {t("m.context.connect")}
+                </Button>
+              </span>
             }
             data-testid={`m-device-${m.machine_code}`}
           >

@@ -27,6 +27,7 @@ import { ConfirmActionLink } from "../../components/ConfirmActionLink.tsx";
 import { FormModal } from "../../components/FormModal.tsx";
 import { ListEmpty } from "../../components/ListEmpty.tsx";
 import { ConnectButton, useConnect } from "../../features/device/ConnectButton.tsx";
+import { ScreenButton } from "../../features/device/ScreenButton.tsx";
 import { useLang } from "../../i18n/index.ts";
 import { parseForm, useZodRule } from "../../lib/zodRule.tsx";
 import { isOwner } from "./parts.tsx";
@@ -75,7 +76,7 @@ export function MachinesTab({ project, query }: { project: ProjectView; query: P
     columns.push({
       title: t("common.action"),
       key: "action",
-      width: 160,
+      width: 210,
       render: (_: unknown, m) => (
         <Space size={0}>
           {visits && (
@@ -84,6 +85,13 @@ export function MachinesTab({ project, query }: { project: ProjectView; query: P
               onConnect={(target) => void connect(target, undefined, project.id)}
               loading={connecting(m.machine_id)}
               testId={`project-machine-connect-${m.machine_id}`}
+            />
+          )}
+          {visits && (
+            <ScreenButton
+              machine={m}
+              scope={{ projectId: project.id }}
+              testId={`project-machine-screen-${m.machine_id}`}
             />
           )}
           {owner && (

@@ -8,6 +8,9 @@ import type { RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
 import { type Route, TICKET_PARAM, VISIT_COOKIE } from "./route.ts";
 
+/** Methods that change nothing (RFC 9110 §9.2.1): all a read-only visitor may send. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /**
  * A browser's HTTP request to a visit: carried to the node holding the tunnel, or the
  * ticket exchanged for the visit's secret, or relayed to the device UI through the visit's
@@ -20,8 +23,29 @@ export function createHttpRelay(deps: {
   sessionFor: (request: IncomingMessage, r: Route) => Promise<VisitSession>;
   elsewhere: (request: IncomingMessage, r: Route) => Promise<string | null>;
   refuse: (response: ServerResponse, error: unknown) => void;
+  refuseViewOnly: (response: ServerResponse, request: IncomingMessage) => void;
 }) {
-  const { visits, secure, sessionFor, elsewhere, refuse } = deps;
+  const { visits, secure, sessionFor, elsewhere, refuse, refuseViewOnly } = deps;
+
+  /** One request for the visit's activity: no body, no query string, no headers. */
+  function report(
+    session: VisitSession,
+    request: IncomingMessage,
+    r: Route,
+    at: Date,
+    answer: { status: number; bytesIn: number; bytesOut: number },
+  ) {
+    const query = r.path.indexOf("?");
+    visits.activity.http({
+      visitId: session.id,
+      deviceId: session.deviceId,
+      at,
+      method: request.method ?? "GET",
+      path: query >= 0 ? r.path.slice(0, query) : r.path,
+      viewOnly: session.viewOnly,
+      ...answer,
+    });
+  }
   const { requestHeaders, responseHeaders } = deps.headers;
 
   return async function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route) {
@@ -69,7 +93,15 @@ export function createHttpRelay(deps: {
       return refuse(response, error);
     }
     visits.touch(session);
-    void exchange(request, response, session, r);
+    const at = session.lastActive;
+    // A read-only visitor changes nothing: only safe methods reach the device.
+    if (session.viewOnly && !SAFE_METHODS.has(request.method ?? "GET")) {
+      request.resume();
+      refuseViewOnly(response, request);
+      report(session, request, r, at, { status: 403, bytesIn: 0, bytesOut: 0 });
+      return;
+    }
+    void exchange(request, response, session, r, at);
   };
 
   /**
@@ -82,6 +114,7 @@ export function createHttpRelay(deps: {
     response: ServerResponse,
     session: VisitSession,
     r: Route,
+    at: Date,
   ) {
     const pool = visits.agentOf(session);
     let stream: TunnelStream;
@@ -89,6 +122,7 @@ export function createHttpRelay(deps: {
       stream = await pool.lease();
     } catch (error) {
       request.resume();
+      report(session, request, r, at, { status: 0, bytesIn: 0, bytesOut: 0 });
       return refuse(
         response,
         error instanceof AppError ? error : new AppError("TARGET_UNREACHABLE", null, 502),
@@ -108,9 +142,18 @@ export function createHttpRelay(deps: {
 
     let requestSent = false;
     let settled = false;
+    let status = 0;
+    // The stream may have served earlier exchanges: this one's bytes are what it adds.
+    const bytesIn = stream.bytesIn;
+    const bytesOut = stream.bytesOut;
     const settle = (reusable: boolean) => {
       if (settled) return;
       settled = true;
+      report(session, request, r, at, {
+        status,
+        bytesIn: stream.bytesIn - bytesIn,
+        bytesOut: stream.bytesOut - bytesOut,
+      });
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("close", onClose);
@@ -130,6 +173,7 @@ export function createHttpRelay(deps: {
     };
     const reader = new AnswerReader(method, {
       head: (answer) => {
+        status = answer.status;
         clearHeaders(response);
         try {
           response.writeHead(

@@ -36,14 +36,32 @@ export function createSocketRelay(deps: {
   const { visits, sessionFor, elsewhere, asAppError } = deps;
   const { requestHeaders } = deps.headers;
 
+  async function readonlyWebsocket(session: VisitSession): Promise<boolean> {
+    return (await visits.settings.rules(session.deviceId)).readonlyWebsocket;
+  }
+
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, r: Route) {
     socket.on("error", () => socket.destroy());
     try {
       const node = await elsewhere(request, r);
       if (node) return forwardUpgrade(request, socket, head, node);
       const session = await sessionFor(request, r);
+      // A read-only visitor's page may not open WebSockets (they carry commands as well as
+      // readings) unless the device's owner allows it.
+      if (session.viewOnly && !(await readonlyWebsocket(session)))
+        throw new AppError("VIEW_ONLY", null, 403);
       const stream = await visits.openStream(session, null);
       visits.hold(session, socket);
+      // A visitor made read-only meanwhile loses it the same way, at the next check.
+      const watcher = (viewOnly: boolean) => {
+        if (!viewOnly) return;
+        readonlyWebsocket(session).then(
+          (allowed) => allowed || socket.destroy(),
+          () => socket.destroy(),
+        );
+      };
+      session.levelWatchers.add(watcher);
+      socket.once("close", () => session.levelWatchers.delete(watcher));
       const headers = requestHeaders(request, session, r, true);
       let headText = `${request.method ?? "GET"} ${r.path} HTTP/1.1\r\n`;
       for (let i = 0; i < headers.length; i += 2)
@@ -108,11 +126,19 @@ export function createSocketRelay(deps: {
     };
     (async () => {
       const session = await visits.byCaller(visitId, actor);
+      // Raw bytes cannot be held to reading: no TCP forward for a read-only visitor.
+      if (session.viewOnly) throw new AppError("VIEW_ONLY", null, 403);
       const stream = await visits.openStream(session, target ?? session.target);
       visits.hold(session, {
         destroy: () => closeWith(new AppError("VISIT_ENDED", null, 410)),
         once: (_event: "close", f: () => void) => socket.once("close", f),
       });
+      // …and one made read-only meanwhile loses it at the next check.
+      const watcher = (viewOnly: boolean) => {
+        if (viewOnly) closeWith(new AppError("VIEW_ONLY", null, 403));
+      };
+      session.levelWatchers.add(watcher);
+      socket.once("close", () => session.levelWatchers.delete(watcher));
       if (socket.readyState !== socket.OPEN) return stream.destroy();
       stream.pipe(local);
       local.pipe(stream);

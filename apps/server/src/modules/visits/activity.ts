@@ -1,0 +1,228 @@
+import { eq } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../../db/client.ts";
+import type { Clock } from "../../infra/clock.ts";
+import type { HttpActivity, ScreenActivity, ScreenCounters, ScreenOpen } from "./activityTypes.ts";
+import { visitActivity } from "./schema.ts";
+
+export type { ActivityRecorder } from "./activityTypes.ts";
+
+type Row = typeof visitActivity.$inferInsert;
+
+/** Longest path kept: enough to tell pages apart, never a whole payload smuggled in a path. */
+export const PATH_MAX = 512;
+const METHOD_MAX = 16;
+/** Rows held while the database cannot take them; beyond this the oldest go (and are logged). */
+const PENDING_MAX = 20_000;
+const INT_MAX = 2_147_483_647;
+
+/**
+ * A request's path as the activity log keeps it: no query string or fragment (they carry
+ * tickets, tokens and form fields), no visit secret of a path-mode URL
+ * (`/visit/<id>.<secret>/…`), no control characters, at most PATH_MAX characters.
+ */
+export function activityPath(raw: string): string {
+  let path = raw;
+  const cut = path.search(/[?#]/);
+  if (cut >= 0) path = path.slice(0, cut);
+  path = path.replace(/^\/visit\/[a-z2-7]{26}(?:\.[^/]*)?(?=\/|$)/, "");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed
+  path = path.replace(/[\u0000-\u001f\u007f]/g, "");
+  if (!path.startsWith("/")) path = `/${path}`;
+  return path.length > PATH_MAX ? path.slice(0, PATH_MAX) : path;
+}
+
+/** The method as a token of capitals ("GET"), capped; anything else reads "OTHER". */
+export function activityMethod(raw: string): string {
+  const method = raw.trim().toUpperCase().slice(0, METHOD_MAX);
+  return /^[A-Z][A-Z0-9_-]*$/.test(method) ? method : "OTHER";
+}
+
+/** A counter as the columns take it: a non-negative integer. */
+const count = (n: number, max = Number.MAX_SAFE_INTEGER) =>
+  Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), max) : 0;
+
+/**
+ * The visit activity recorder (issue 20): what the relay reports, written to `visit_activity`
+ * in batches — at most `flushMs` after the first row of a batch, at once when `maxRows` are
+ * waiting, on every visit end (`flush`) and on close. Screen sessions are written when they
+ * open (ended_at null) and completed when they close, so a crash still leaves the session.
+ */
+export function createActivityRecorder(deps: {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  flushMs?: number;
+  maxRows?: number;
+}) {
+  const { db, clock, log } = deps;
+  const flushMs = deps.flushMs ?? 250;
+  const maxRows = deps.maxRows ?? 200;
+
+  let pending: Row[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  /** The write running now; the next waits for it (rows stay in order). */
+  let writing: Promise<void> = Promise.resolve();
+  /** Screen rows being opened or completed. */
+  const screenWrites = new Set<Promise<unknown>>();
+  /** Open screen sessions, completed at close from their last counters when they can tell. */
+  const openScreens = new Set<{ finish: (endedAt: Date) => void }>();
+  let closed = false;
+
+  function schedule(): void {
+    if (pending.length >= maxRows) return void flush();
+    if (!timer) {
+      timer = setTimeout(() => void flush(), flushMs);
+      timer.unref();
+    }
+  }
+
+  async function insert(rows: Row[]): Promise<void> {
+    try {
+      await db.insert(visitActivity).values(rows);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "23503" || rows.length === 1) throw error;
+      // A row of a visit that no longer exists (deleted with its device): the others stay.
+      for (const row of rows) await insert([row]).catch(() => {});
+    }
+  }
+
+  async function writeBatch(): Promise<void> {
+    while (pending.length) {
+      const rows = pending.slice(0, maxRows);
+      pending = pending.slice(rows.length);
+      try {
+        await insert(rows);
+      } catch (error) {
+        if ((error as { code?: string }).code === "23503") continue; // its visit is gone
+        // The database is away: the rows wait for the next flush, the oldest go past a bound.
+        pending = rows.concat(pending);
+        if (pending.length > PENDING_MAX) {
+          const dropped = pending.length - PENDING_MAX;
+          pending = pending.slice(dropped);
+          log.error({ dropped }, "visit activity rows dropped: the database is not taking them");
+        }
+        log.warn({ err: error, rows: rows.length }, "visit activity not written yet");
+        if (!closed) {
+          clearTimeout(timer);
+          timer = setTimeout(() => void flush(), 1000);
+          timer.unref();
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Writes what is waiting, screen rows being written included; resolves once it is in the
+   * database (or failed and waits for the next flush).
+   */
+  async function flush(): Promise<void> {
+    if (screenWrites.size) await Promise.allSettled([...screenWrites]);
+    clearTimeout(timer);
+    timer = undefined;
+    writing = writing.then(writeBatch, writeBatch);
+    return writing;
+  }
+
+  function http(entry: HttpActivity): void {
+    const now = clock.now();
+    pending.push({
+      visitId: entry.visitId,
+      deviceId: entry.deviceId,
+      kind: "http",
+      at: entry.at ?? now,
+      endedAt: entry.endedAt ?? now,
+      method: activityMethod(entry.method),
+      path: activityPath(entry.path),
+      status: count(entry.status, 999),
+      bytesIn: count(entry.bytesIn),
+      bytesOut: count(entry.bytesOut),
+      viewOnly: entry.viewOnly,
+    });
+    schedule();
+  }
+
+  function track<T>(p: Promise<T>): Promise<T> {
+    screenWrites.add(p);
+    void p.finally(() => screenWrites.delete(p)).catch(() => {});
+    return p;
+  }
+
+  function screenOpen(entry: ScreenOpen): ScreenActivity {
+    const base: Row = {
+      visitId: entry.visitId,
+      deviceId: entry.deviceId,
+      kind: "screen",
+      at: entry.at ?? clock.now(),
+      viewOnly: entry.viewOnly,
+    };
+    // Its own insert (one per session): the id it answers is what close() completes.
+    const opened = track(
+      db
+        .insert(visitActivity)
+        .values(base)
+        .returning({ id: visitActivity.id })
+        .then(([row]) => row?.id ?? null)
+        .catch((error) => {
+          log.warn({ err: error, visit: entry.visitId }, "screen session row not written");
+          return null;
+        }),
+    );
+    let done = false;
+    const finish = (counters: ScreenCounters, endedAt: Date) => {
+      if (done) return;
+      done = true;
+      openScreens.delete(handle);
+      const totals = {
+        endedAt,
+        bytesIn: count(counters.bytesIn),
+        bytesOut: count(counters.bytesOut),
+        inputEvents: count(counters.inputEvents, INT_MAX),
+        droppedEvents: count(counters.droppedEvents, INT_MAX),
+      };
+      track(
+        opened.then(async (id) => {
+          if (id === null) {
+            // The open row was not written: the whole session goes in with the batch.
+            pending.push({ ...base, ...totals });
+            return schedule();
+          }
+          await db.update(visitActivity).set(totals).where(eq(visitActivity.id, id));
+        }),
+      ).catch((error) =>
+        log.warn({ err: error, visit: entry.visitId }, "screen session not completed"),
+      );
+    };
+    const handle = {
+      finish: (endedAt: Date) => {
+        const counters = entry.counters?.();
+        if (counters) finish(counters, endedAt);
+      },
+    };
+    openScreens.add(handle);
+    return { close: (counters, endedAt) => finish(counters, endedAt ?? clock.now()) };
+  }
+
+  /** Flushes everything, screen sessions still open included (when they can tell their counters). */
+  async function close(): Promise<void> {
+    const now = clock.now();
+    for (const screen of [...openScreens]) screen.finish(now);
+    await Promise.allSettled([...screenWrites]);
+    closed = true;
+    await flush();
+    clearTimeout(timer);
+  }
+
+  return {
+    http,
+    screenOpen,
+    flush,
+    close,
+    get pending(): number {
+      return pending.length;
+    },
+  };
+}
+
+export type ActivityRecorderService = ReturnType<typeof createActivityRecorder>;

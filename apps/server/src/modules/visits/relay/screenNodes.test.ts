@@ -1,0 +1,133 @@
+import { HW } from "@keyway/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TunnelClient } from "../../../../../agent/src/tunnel.ts";
+import { type App, buildApp } from "../../../app.ts";
+import { testConfig } from "../../../config.ts";
+import { createTestDatabase } from "../../../db/testing.ts";
+import { seedDemo } from "../../../seed.ts";
+import { freePort } from "../../../testing/ports.ts";
+import { startRedis } from "../../../testing/redis.ts";
+import { RfbClient, wsTransport } from "../../../testing/rfbClient.ts";
+import { GREEN, RED, startVnc, type VncServer } from "../../../testing/vnc.ts";
+import { until } from "./remoteTesting.ts";
+
+/**
+ * The screen on two nodes (one database, a real redis-server): the viewer's WebSocket lands
+ * on the node that does not hold the device's tunnel and is carried to the one that does,
+ * where its ticket is claimed and its RFB followed; ending the visit through either node
+ * closes the viewer with the visit's own close code.
+ */
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let redis: Awaited<ReturnType<typeof startRedis>>;
+let vnc: VncServer;
+let agent: TunnelClient;
+const nodes: { app: App; port: number }[] = [];
+let token = "";
+let deviceId = 0;
+
+async function call(port: number, path: string, form: Record<string, string | number>) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { cloudtoken: token, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(
+      Object.entries(form).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString(),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: envelopes of several calls
+  return (await res.json()) as any;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  [redis, vnc] = await Promise.all([startRedis(), startVnc()]);
+  const ports = [await freePort(), await freePort()];
+  for (const port of ports) {
+    const app = await buildApp({
+      config: testConfig({
+        PORT: port,
+        NODE_URL: `http://127.0.0.1:${port}`,
+        PUBLIC_URL: `http://localhost:${ports[0]}`,
+        REDIS_URL: redis.url,
+      }),
+      db: database.db,
+      logger: false,
+      sweepEveryMs: 0,
+      reporting: { pollMs: 0 },
+    });
+    await app.listen({ port, host: "127.0.0.1" });
+    nodes.push({ app, port });
+  }
+  const [a] = nodes;
+  await seedDemo(a.app.services.accounts);
+  const login = async (loginName: string, loginPwd: string) =>
+    (
+      await call(a.port, "/api/user/login", {
+        loginName,
+        loginPwd,
+        terminalUUID: `t-${Math.random()}`,
+        terminalName: "Vitest",
+        terminalType: "ops",
+      })
+    ).hwdata.result.token as string;
+  token = await login("operator@keyway.local", "operator123");
+  const [device] = (await call(a.port, "/api/operator/v1/devices/provision", { count: 1 })).hwdata
+    .list;
+  token = await login("demo@keyway.local", "demo1234");
+  deviceId = (
+    await call(a.port, "/api/machine/add", {
+      machineName: "Press",
+      machineCode: device.machineCode,
+      machinePwd: device.devicePassword,
+    })
+  ).hwdata.machine_id;
+  // The tunnel is held by the first node.
+  agent = new TunnelClient({
+    url: `ws://127.0.0.1:${a.port}/tunnel`,
+    code: device.machineCode,
+    secret: device.deviceSecret,
+    target: { host: "127.0.0.1", port: vnc.port },
+    vnc: { host: "127.0.0.1", port: vnc.port },
+    log: () => {},
+  });
+  agent.start();
+  await until(async () => Boolean(await nodes[1].app.services.tunnels.locate(deviceId)), 30_000);
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.stop();
+  for (const node of nodes) await node.app.close();
+  await redis?.stop();
+  await vnc?.stop();
+  await database?.close();
+});
+
+describe("the screen on two nodes", () => {
+  it("reaches the device from the node without its tunnel, and closes when the visit ends", async () => {
+    const [holder, other] = nodes;
+    expect(holder.app.services.tunnels.isOnline(deviceId)).toBe(true);
+    expect(other.app.services.tunnels.isOnline(deviceId)).toBe(false);
+    await vnc.setColour(RED);
+    const v = await call(other.port, "/api/v1/audit/getValidVisitUrl", {
+      machineID: deviceId,
+      kind: "screen",
+    });
+    expect(v.hwcode).toBe(0);
+    const url = (v.hwdata.ws_url as string).replace(
+      `localhost:${holder.port}`,
+      `127.0.0.1:${other.port}`,
+    );
+    const client = await RfbClient.connect(await wsTransport(url));
+    await client.refresh();
+    expect(client.share(RED)).toBeGreaterThan(0.9);
+    client.press(0x61);
+    await client.untilColour(GREEN);
+
+    const ended = await call(other.port, "/api/device/v1/visits/end", {
+      visitId: v.hwdata.visit_id,
+    });
+    expect(ended.hwdata).toMatchObject({ state: "ended", end_reason: "ended_by_owner" });
+    await until(() => client.closed !== null, 5000);
+    expect(client.closed).toMatch(new RegExp(`^WebSocket closed 4410 ${HW.VISIT_ENDED.code} `));
+  });
+});

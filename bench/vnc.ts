@@ -1,0 +1,225 @@
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { buildApp } from "../apps/server/src/app.ts";
+import { testConfig } from "../apps/server/src/config.ts";
+import { createTestDatabase } from "../apps/server/src/db/testing.ts";
+import { systemClock } from "../apps/server/src/infra/clock.ts";
+import { devices } from "../apps/server/src/modules/devices/schema.ts";
+import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
+import { startVnc } from "../apps/server/src/testing/vnc.ts";
+import { percentile } from "./stats.ts";
+import { freePort } from "./tunnel.ts";
+
+const WIDTH = 1280;
+const HEIGHT = 800;
+const FRAMES = Number(process.env.BENCH_FRAMES ?? 300);
+const PRESSES = Number(process.env.BENCH_PRESSES ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROOT = path.resolve(import.meta.dirname, "..");
+/** BENCH_PROFILE=<dir>: the viewers and the agent write CPU profiles there (Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE
+  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
+
+interface Figures {
+  fps: number;
+  mbPerSecond: number;
+  firstByteP50: number;
+  firstByteP99: number;
+  completeP50: number;
+  completeP99: number;
+}
+
+/** One viewer session (bench/vnc-client.ts) in a process of its own; resolves with its figures. */
+function viewer(args: string[]): Promise<Figures> {
+  const child: ChildProcess = fork(path.join(import.meta.dirname, "vnc-client.ts"), args, {
+    execArgv: ["--import", "tsx", ...PROFILE],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code, signal) => {
+      if (code !== 0) reject(new Error(`the viewer exited with ${signal ?? code}`));
+      else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}"));
+    });
+  });
+}
+
+/**
+ * The relay: the server in this process (+ PGlite), the real agent CLI in its own process
+ * offering the VNC server (`--vnc`), and a way to issue a screen visit to the demo user (its
+ * Akey: the visit may type) for each viewer session (a ticket opens one session).
+ */
+async function startRelay(vncPort: number) {
+  const database = await createTestDatabase();
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-bench-vnc-"));
+  const app = await buildApp({
+    config: testConfig({ WEB_DIST: "/nonexistent", PUBLIC_URL: `http://localhost:${port}` }),
+    db: database.db,
+    logger: false,
+    sweepEveryMs: 0,
+  });
+  await app.listen({ port, host: "127.0.0.1" });
+  await seedDemo(app.services.accounts);
+  const demo = await seedDemoDevice({
+    db: database.db,
+    clock: systemClock,
+    accounts: app.services.accounts,
+    devices: app.services.devices,
+    dataDir,
+  });
+  const [device] = await database.db
+    .select({ id: devices.id })
+    .from(devices)
+    .where(eq(devices.code, demo.machineCode));
+  const agent = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      ...PROFILE,
+      "apps/agent/src/cli.ts",
+      "run",
+      "--server",
+      `ws://127.0.0.1:${port}/mqtt`,
+      "--code",
+      demo.machineCode,
+      "--data-dir",
+      dataDir,
+      "--vnc",
+      `127.0.0.1:${vncPort}`,
+      "--location-every",
+      "0",
+    ],
+    {
+      cwd: ROOT,
+      stdio: "ignore",
+      // The secret in the environment, never on a command line (docs/security.md).
+      env: { ...process.env, KEYWAY_AGENT_SECRET: demo.deviceSecret },
+    },
+  );
+  const stop = async () => {
+    agent.kill("SIGTERM");
+    await app.close();
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id)?.vnc; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    if (!app.services.tunnels.hello(device.id)?.vnc)
+      throw new Error("the agent's tunnel did not come up with its VNC server");
+    const login = await app.inject({
+      method: "POST",
+      url: "/api/user/login",
+      payload: {
+        loginName: DEMO_ACCOUNTS.user.email,
+        loginPwd: DEMO_ACCOUNTS.user.password,
+        terminalUUID: "bench",
+        terminalName: "bench",
+      },
+    });
+    const token = login.json().hwdata.result.token as string;
+    /** A fresh screen visit's WebSocket URL, dialled on loopback. */
+    const screenUrl = async () => {
+      const issued = await app.inject({
+        method: "POST",
+        url: "/api/v1/audit/getValidVisitUrl",
+        headers: { cloudtoken: token },
+        payload: { machineID: device.id, kind: "screen" },
+      });
+      const body = issued.json();
+      if (!body.hwdata?.ws_url) throw new Error(`no screen visit: ${issued.body}`);
+      if (body.hwdata.view_only)
+        throw new Error("the screen visit is view-only: no key would pass");
+      const url = new URL(body.hwdata.ws_url as string);
+      url.host = `127.0.0.1:${port}`;
+      return url.href;
+    };
+    return { screenUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+const medianOf = (list: Figures[], key: keyof Figures) =>
+  list.length
+    ? percentile(
+        list.map((f) => f[key]),
+        50,
+      )
+    : Number.NaN;
+
+/**
+ * The remote screen: full-screen 1280×800 updates and key-press latency through the relay
+ * (viewer → server's screen WebSocket → tunnel → agent → VNC server) against a direct RFB
+ * connection to the same VNC server, in alternating rounds. Raw encoding only: the bytes on
+ * the wire are the screen's (4 MB a frame), so the relay's cost shows instead of the
+ * compressor's. A real Xvnc (TigerVNC) runs a program whose whole screen changes colour on
+ * each key press.
+ */
+export async function run() {
+  const loadBefore = loadavg();
+  // TigerVNC caps updates at 60 a second per client by default: lifted, so the path is the limit.
+  const vnc = await startVnc({ width: WIDTH, height: HEIGHT, frameRate: 1000 });
+  const relay = await startRelay(vnc.port).catch(async (error) => {
+    await vnc.stop();
+    throw error;
+  });
+  const counts = ["--frames", String(FRAMES), "--presses", String(PRESSES)];
+  const runs: Record<"relay" | "direct", Figures[]> = { relay: [], direct: [] };
+  const loads: number[] = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating (and swapping the order each round) so both paths see the same load.
+      const order =
+        round % 2 === 0 ? (["direct", "relay"] as const) : (["relay", "direct"] as const);
+      for (const which of order) {
+        const args =
+          which === "direct" ? ["--port", String(vnc.port)] : ["--url", await relay.screenUrl()];
+        runs[which].push(await viewer([...args, ...counts]));
+        loads.push(loadavg()[0]);
+      }
+    }
+  } finally {
+    await relay.stop();
+    await vnc.stop();
+  }
+
+  const r = (key: keyof Figures) => medianOf(runs.relay, key);
+  const d = (key: keyof Figures) => medianOf(runs.direct, key);
+  const loadAfter = loadavg();
+  console.log(
+    `vnc: ${WIDTH}x${HEIGHT} screen (32 bits a pixel, Raw encoding), ${FRAMES} full-screen updates and ${PRESSES} key presses per session, median of ${ROUNDS} alternating rounds; load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(1)).join(" ")} after (1/5/15 min), ${percentile(loads, 50).toFixed(1)} median of rounds`,
+  );
+  console.log(
+    "  Keyway: viewer -ws-> server (+ PGlite) -tunnel-> agent -tcp-> Xvnc; direct: viewer -tcp-> Xvnc; each viewer in a process of its own",
+  );
+  console.log(
+    `  ${"".padEnd(28)} ${"Keyway".padStart(9)} ${"direct".padStart(9)} ${"".padEnd(5)} ${"Keyway/direct".padStart(13)}`,
+  );
+  const row = (name: string, key: keyof Figures, unit: string, digits: number) =>
+    console.log(
+      `  ${name.padEnd(28)} ${r(key).toFixed(digits).padStart(9)} ${d(key).toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r(key) / d(key)).toFixed(2).padStart(12)}x`,
+    );
+  row("full-screen updates", "fps", "/s", 1);
+  row("  as bytes", "mbPerSecond", "MB/s", 0);
+  row("key -> first byte p50", "firstByteP50", "ms", 2);
+  row("key -> first byte p99", "firstByteP99", "ms", 2);
+  row("key -> whole screen p50", "completeP50", "ms", 2);
+  row("key -> whole screen p99", "completeP99", "ms", 2);
+  console.log(
+    `  added latency over direct (key -> first byte of the changed screen), p50: +${(r("firstByteP50") - d("firstByteP50")).toFixed(2)} ms, p99: +${(r("firstByteP99") - d("firstByteP99")).toFixed(2)} ms`,
+  );
+  console.log(
+    `  rounds (updates/s): Keyway ${runs.relay.map((f) => f.fps.toFixed(1)).join(" ")}, direct ${runs.direct.map((f) => f.fps.toFixed(1)).join(" ")}`,
+  );
+}
