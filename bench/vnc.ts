@@ -12,6 +12,7 @@ import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed
 import { startVnc } from "../apps/server/src/testing/vnc.ts";
 import { percentile } from "./stats.ts";
 import { freePort } from "./tunnel.ts";
+import { startSsh } from "./tunnel-ssh.ts";
 
 const WIDTH = 1280;
 const HEIGHT = 800;
@@ -161,11 +162,15 @@ const medianOf = (list: Figures[], key: keyof Figures) =>
 /**
  * The remote screen: full-screen 1280×800 updates and key-press latency through the relay
  * (viewer → server's screen WebSocket → tunnel → agent → VNC server) against a direct RFB
- * connection to the same VNC server, in alternating rounds. Raw encoding only: the bytes on
+ * connection to the same VNC server and OpenSSH's remote forward (`ssh -R` through a private
+ * sshd, the peer of `bench -- tunnel`: the same shape, viewer → server process → one outbound
+ * connection → device-side process → VNC server), in alternating rounds. Raw encoding only: the bytes on
  * the wire are the screen's (4 MB a frame), so the relay's cost shows instead of the
  * compressor's. A real Xvnc (TigerVNC) runs a program whose whole screen changes colour on
  * each key press.
  */
+type Path = "relay" | "direct" | "ssh";
+
 export async function run() {
   const loadBefore = loadavg();
   // TigerVNC caps updates at 60 a second per client by default: lifted, so the path is the limit.
@@ -174,41 +179,50 @@ export async function run() {
     await vnc.stop();
     throw error;
   });
+  const ssh = await startSsh(vnc.port, freePort).catch(async (error) => {
+    await relay.stop();
+    await vnc.stop();
+    throw error;
+  });
   const counts = ["--frames", String(FRAMES), "--presses", String(PRESSES)];
-  const runs: Record<"relay" | "direct", Figures[]> = { relay: [], direct: [] };
+  const runs: Record<Path, Figures[]> = { relay: [], direct: [], ssh: [] };
   const loads: number[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternating (and swapping the order each round) so both paths see the same load.
-      const order =
-        round % 2 === 0 ? (["direct", "relay"] as const) : (["relay", "direct"] as const);
+      // Alternating (the order turned each round) so every path sees the same load.
+      const paths: Path[] = ["direct", "relay", "ssh"];
+      const order = [...paths.slice(round % 3), ...paths.slice(0, round % 3)];
       for (const which of order) {
         const args =
-          which === "direct" ? ["--port", String(vnc.port)] : ["--url", await relay.screenUrl()];
+          which === "relay"
+            ? ["--url", await relay.screenUrl()]
+            : ["--port", String(which === "ssh" ? ssh.port : vnc.port)];
         runs[which].push(await viewer([...args, ...counts]));
         loads.push(loadavg()[0]);
       }
     }
   } finally {
+    ssh.stop();
     await relay.stop();
     await vnc.stop();
   }
 
   const r = (key: keyof Figures) => medianOf(runs.relay, key);
   const d = (key: keyof Figures) => medianOf(runs.direct, key);
+  const o = (key: keyof Figures) => medianOf(runs.ssh, key);
   const loadAfter = loadavg();
   console.log(
     `vnc: ${WIDTH}x${HEIGHT} screen (32 bits a pixel, Raw encoding), ${FRAMES} full-screen updates and ${PRESSES} key presses per session, median of ${ROUNDS} alternating rounds; load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(1)).join(" ")} after (1/5/15 min), ${percentile(loads, 50).toFixed(1)} median of rounds`,
   );
   console.log(
-    "  Keyway: viewer -ws-> server (+ PGlite) -tunnel-> agent -tcp-> Xvnc; direct: viewer -tcp-> Xvnc; each viewer in a process of its own",
+    "  Keyway: viewer -ws-> server (+ PGlite) -tunnel-> agent -tcp-> Xvnc; ssh: viewer -tcp-> sshd -ssh-> ssh -R (aes128-gcm) -tcp-> Xvnc; direct: viewer -tcp-> Xvnc; each viewer in a process of its own",
   );
   console.log(
-    `  ${"".padEnd(28)} ${"Keyway".padStart(9)} ${"direct".padStart(9)} ${"".padEnd(5)} ${"Keyway/direct".padStart(13)}`,
+    `  ${"".padEnd(28)} ${"Keyway".padStart(9)} ${"ssh -R".padStart(9)} ${"direct".padStart(9)} ${"".padEnd(5)} ${"Keyway/ssh".padStart(11)} ${"Keyway/direct".padStart(14)}`,
   );
   const row = (name: string, key: keyof Figures, unit: string, digits: number) =>
     console.log(
-      `  ${name.padEnd(28)} ${r(key).toFixed(digits).padStart(9)} ${d(key).toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r(key) / d(key)).toFixed(2).padStart(12)}x`,
+      `  ${name.padEnd(28)} ${r(key).toFixed(digits).padStart(9)} ${o(key).toFixed(digits).padStart(9)} ${d(key).toFixed(digits).padStart(9)} ${unit.padEnd(5)} ${(r(key) / o(key)).toFixed(2).padStart(10)}x ${(r(key) / d(key)).toFixed(2).padStart(13)}x`,
     );
   row("full-screen updates", "fps", "/s", 1);
   row("  as bytes", "mbPerSecond", "MB/s", 0);
@@ -220,6 +234,9 @@ export async function run() {
     `  added latency over direct (key -> first byte of the changed screen), p50: +${(r("firstByteP50") - d("firstByteP50")).toFixed(2)} ms, p99: +${(r("firstByteP99") - d("firstByteP99")).toFixed(2)} ms`,
   );
   console.log(
-    `  rounds (updates/s): Keyway ${runs.relay.map((f) => f.fps.toFixed(1)).join(" ")}, direct ${runs.direct.map((f) => f.fps.toFixed(1)).join(" ")}`,
+    `  added latency over direct, ssh -R: p50 +${(o("firstByteP50") - d("firstByteP50")).toFixed(2)} ms, p99 +${(o("firstByteP99") - d("firstByteP99")).toFixed(2)} ms`,
+  );
+  console.log(
+    `  rounds (updates/s): Keyway ${runs.relay.map((f) => f.fps.toFixed(1)).join(" ")}, ssh ${runs.ssh.map((f) => f.fps.toFixed(1)).join(" ")}, direct ${runs.direct.map((f) => f.fps.toFixed(1)).join(" ")}`,
   );
 }

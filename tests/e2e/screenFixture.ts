@@ -15,9 +15,15 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 /**
  * The screen tests' set-up (issue 20): the real platform with the demo device, a real Xvnc
  * running the known-colour X program (apps/server/src/testing/vnc.ts), and a real
- * `keyway-agent run --simulate --vnc` process offering that screen through its tunnel.
+ * `keyway-agent run --simulate --vnc` process offering that screen through its tunnel. With
+ * `maintained`, the device is also maintained by "Acme Plastics" whose maintenance team
+ * holds the demo user (as tests/e2e/agent.ts startMaintainedDemo).
  */
-export async function startScreenDemo(label: string, vncOptions: VncOptions = {}) {
+export async function startScreenDemo(
+  label: string,
+  vncOptions: VncOptions = {},
+  options: { maintained?: boolean } = {},
+) {
   const platform = await startPlatform();
   const dataDir = mkdtempSync(path.join(tmpdir(), `kw-e2e-${label}-`));
   const demo: DemoDevice = await seedDemoDevice({
@@ -27,6 +33,20 @@ export async function startScreenDemo(label: string, vncOptions: VncOptions = {}
     devices: platform.app.services.devices,
     dataDir,
   });
+  let eid = 0;
+  if (options.maintained) {
+    const { accounts, enterprises } = platform.app.services;
+    const ops = await accounts.findUser({ channel: "email", email: DEMO_ACCOUNTS.operator.email });
+    const operator = { userId: ops?.id ?? 0, role: "operator" as const };
+    eid = (await enterprises.create(operator, { name: "Acme Plastics", enableProject: 0 })).eid;
+    await enterprises.addMember(operator, {
+      eid,
+      account: { channel: "email", email: DEMO_ACCOUNTS.user.email },
+      kind: "maintenance",
+      isAdmin: false,
+    });
+    await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
+  }
   const vnc = await startVnc({ width: 800, height: 600, ...vncOptions });
   const agent = await startAgent(platform.port, demo, vnc);
   const owner = await apiLogin(platform.url(""), DEMO_ACCOUNTS.user);
@@ -36,6 +56,7 @@ export async function startScreenDemo(label: string, vncOptions: VncOptions = {}
     vnc,
     agent,
     owner,
+    eid,
     dataDir,
     /** An API call as someone (envelope's hwdata; a non-zero hwcode fails the test). */
     call: (token: string, route: Route, body: Record<string, string | number>) =>
