@@ -1,5 +1,4 @@
-import http, { type IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
+import http from "node:http";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
@@ -136,8 +135,6 @@ export async function buildApp(deps: AppDeps) {
   // relay takes them before any plugin or route (set once the services exist, below) — on
   // the HTTP server ahead of Fastify, and in an onRequest hook for upgrades and inject().
   let relay: ReturnType<typeof createRelay> | undefined;
-  // `/ws` connects taken ahead of Fastify and @fastify/websocket (push/routes.ts).
-  let fastUpgrade: ((r: IncomingMessage, s: Duplex, h: Buffer) => boolean) | undefined;
   const app: FastifyInstance = Fastify({
     logger: deps.logger ?? requestLog(config.LOG_LEVEL),
     // Every log line of a request carries its id (the caller's X-Request-Id when well-formed).
@@ -150,13 +147,6 @@ export async function buildApp(deps: AppDeps) {
       const server = http.createServer((request, response) => {
         if (!relay?.take(request, response)) handler(request, response);
       });
-      // An upgrade the fast path takes never reaches @fastify/websocket's listener.
-      const emit = server.emit.bind(server) as (e: string | symbol, ...a: unknown[]) => boolean;
-      server.emit = ((event: string | symbol, ...args: unknown[]) => {
-        if (event === "upgrade" && fastUpgrade?.(...(args as [IncomingMessage, Duplex, Buffer])))
-          return true;
-        return emit(event, ...args);
-      }) as typeof server.emit;
       // Fastify's own defaults for the server it would have made.
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
@@ -277,7 +267,6 @@ export async function buildApp(deps: AppDeps) {
     log: app.log,
   });
   push.register(app);
-  fastUpgrade = push.fastUpgrade(config.PUBLIC_URL, WS_MAX_PAYLOAD);
   await redisBus?.ready().catch(async (error) => {
     await redisBus.close();
     throw error;

@@ -9,7 +9,7 @@ import {
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { Events } from "../../events.ts";
-import { createPushUpgrade, pushRoutes } from "./routes.ts";
+import { pushRoutes } from "./routes.ts";
 import { createTokenCheck, type PushIdentity, type TokenLookup } from "./tokenCheck.ts";
 
 export type { PushIdentity, PushMessage };
@@ -261,10 +261,6 @@ export function createPushHub(deps: PushHubDeps) {
     /** Registers `GET /ws`. */
     register(app: FastifyInstance): void {
       pushRoutes(app, { accept });
-    },
-    /** The `/ws` upgrades taken ahead of Fastify (routes.ts createPushUpgrade). */
-    fastUpgrade(publicUrl: string, maxPayload: number) {
-      return createPushUpgrade({ publicUrl, maxPayload, accept });
     },
     /** Authenticated sockets held by this node. */
     socketCount(): number {

@@ -49,10 +49,12 @@ export function ScreenOverlay(props: {
   const { title, text } = overlayText(view, name, t, props.lang);
   const busy = view.state === "connecting" || view.state === "waiting";
   const total = CONSENT_WAIT_MS / 1000;
-  // Opened in a tab of its own: closing it goes back; on the phone (same tab), back.
+  // On the phone (same tab): back. In a tab of its own: closed — or, where the browser
+  // does not let a page close its tab, on to the app.
   const leave = () => {
-    if (window.history.length > 1) navigate(-1);
-    else window.close();
+    if (window.history.length > 1) return navigate(-1);
+    window.close();
+    window.setTimeout(() => navigate("/", { replace: true }), 200);
   };
   return (
     <div className="kw-screen-overlay" data-testid="screen-overlay" data-state={view.state}>

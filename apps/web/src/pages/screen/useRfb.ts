@@ -37,6 +37,14 @@ const START: RfbState = {
   clipboard: null,
 };
 
+/** The viewer's options on a session (a new one gets them when it starts). */
+function applyOptions(rfb: RFB, options: { viewOnly: boolean; scale: boolean }) {
+  rfb.viewOnly = options.viewOnly;
+  rfb.scaleViewport = options.scale;
+  rfb.clipViewport = false;
+  rfb.resizeSession = false;
+}
+
 export interface RfbControls {
   sendCredentials(credentials: { username?: string; password: string }): void;
   sendCtrlAltDel(): void;
@@ -60,6 +68,8 @@ export function useRfb(
   const [state, setState] = useState<RfbState>(START);
   const rfbRef = useRef<RFB | null>(null);
   const byUser = useRef(false);
+  const optionsRef = useRef(options);
+  optionsRef.current = options;
 
   useEffect(() => {
     if (!target || !url) return;
@@ -74,49 +84,57 @@ export function useRfb(
       over = true;
       setState((s) => ({ ...s, status, end, code, detail: detail || null, credentials: [] }));
     };
-    let socket: WebSocket;
-    let rfb: RFB;
-    try {
-      socket = new WebSocket(url);
-      socket.addEventListener("close", (e) => {
-        closeCode = e.code;
-        closeReason = e.reason;
+    let rfb: RFB | null = null;
+    // Started a tick later: React's StrictMode (development) mounts effects twice, and the
+    // visit's ticket opens one WebSocket only; the first mount's cleanup cancels this.
+    const start = window.setTimeout(() => {
+      try {
+        const socket = new WebSocket(url);
+        socket.addEventListener("close", (e) => {
+          closeCode = e.code;
+          closeReason = e.reason;
+        });
+        rfb = new RFB(target, socket, { shared: true });
+      } catch (error) {
+        finish("failed", "lost", null, error instanceof Error ? error.message : String(error));
+        return;
+      }
+      listen(rfb);
+    }, 0);
+    const listen = (rfb: RFB) => {
+      rfbRef.current = rfb;
+      rfb.background = "#141414";
+      applyOptions(rfb, optionsRef.current);
+      rfb.addEventListener("connect", () => {
+        connected = true;
+        setState((s) => ({ ...s, status: "online", credentials: [] }));
+        rfb.focus({ preventScroll: true });
       });
-      rfb = new RFB(target, socket, { shared: true });
-    } catch (error) {
-      finish("failed", "lost", null, error instanceof Error ? error.message : String(error));
-      return;
-    }
-    rfbRef.current = rfb;
-    rfb.background = "#141414";
-    rfb.addEventListener("connect", () => {
-      connected = true;
-      setState((s) => ({ ...s, status: "online", credentials: [] }));
-      rfb.focus({ preventScroll: true });
-    });
-    rfb.addEventListener("credentialsrequired", (e) => {
-      setState((s) => ({ ...s, status: "password", credentials: e.detail.types }));
-    });
-    rfb.addEventListener("securityfailure", (e) => {
-      finish("failed", "security", String(e.detail.status), e.detail.reason ?? "");
-    });
-    rfb.addEventListener("desktopname", (e) => {
-      setState((s) => ({ ...s, desktopName: e.detail.name }));
-    });
-    rfb.addEventListener("clipboard", (e) => {
-      setState((s) => ({ ...s, clipboard: e.detail.text }));
-    });
-    rfb.addEventListener("disconnect", () => {
-      // The socket's close event comes first: its code says why.
-      const code = hwcodeOfReason(closeReason);
-      if (byUser.current) finish("ended", "you", null);
-      else finish(connected ? "ended" : "failed", endOfClose(closeCode), code, closeReason);
-    });
+      rfb.addEventListener("credentialsrequired", (e) => {
+        setState((s) => ({ ...s, status: "password", credentials: e.detail.types }));
+      });
+      rfb.addEventListener("securityfailure", (e) => {
+        finish("failed", "security", String(e.detail.status), e.detail.reason ?? "");
+      });
+      rfb.addEventListener("desktopname", (e) => {
+        setState((s) => ({ ...s, desktopName: e.detail.name }));
+      });
+      rfb.addEventListener("clipboard", (e) => {
+        setState((s) => ({ ...s, clipboard: e.detail.text }));
+      });
+      rfb.addEventListener("disconnect", () => {
+        // The socket's close event comes first: its code says why.
+        const code = hwcodeOfReason(closeReason);
+        if (byUser.current) finish("ended", "you", null);
+        else finish(connected ? "ended" : "failed", endOfClose(closeCode), code, closeReason);
+      });
+    };
     return () => {
       over = true;
+      window.clearTimeout(start);
       rfbRef.current = null;
       try {
-        rfb.disconnect();
+        rfb?.disconnect();
       } catch {
         // Already gone.
       }
@@ -124,15 +142,10 @@ export function useRfb(
   }, [target, url]);
 
   const { viewOnly, scale } = options;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: re-applied on each new session too
   useEffect(() => {
     const rfb = rfbRef.current;
-    if (!rfb) return;
-    rfb.viewOnly = viewOnly;
-    rfb.scaleViewport = scale;
-    rfb.clipViewport = false;
-    rfb.resizeSession = false;
-  }, [viewOnly, scale, target, url]);
+    if (rfb) applyOptions(rfb, { viewOnly, scale });
+  }, [viewOnly, scale]);
 
   const sendCredentials = useCallback((c: { username?: string; password: string }) => {
     rfbRef.current?.sendCredentials({

@@ -26,22 +26,27 @@ export function useScreenVisit(machineId: number, scope: VisitScope, attempt: nu
   useEffect(() => {
     let current = true;
     setVisit({ phase: "asking", since: Date.now() });
-    visitsApi.urlFor(machineId, { eid, projectId }, terminalUUID(), "screen").then(
-      (answer) => {
-        if (current) setVisit({ phase: "ready", visit: answer });
-      },
-      (error: unknown) => {
-        if (!current) return;
-        setVisit({
-          phase: "refused",
-          state: connectStateOf(error),
-          message: error instanceof Error ? error.message : String(error),
-          code: error instanceof ApiError && error.hwcode !== null ? String(error.hwcode) : null,
-        });
-      },
-    );
+    // A tick later: StrictMode's second mount (development) must not issue a second visit
+    // (and ask the person at the machine twice); the first mount's cleanup cancels this.
+    const ask = window.setTimeout(() => {
+      visitsApi.urlFor(machineId, { eid, projectId }, terminalUUID(), "screen").then(
+        (answer) => {
+          if (current) setVisit({ phase: "ready", visit: answer });
+        },
+        (error: unknown) => {
+          if (!current) return;
+          setVisit({
+            phase: "refused",
+            state: connectStateOf(error),
+            message: error instanceof Error ? error.message : String(error),
+            code: error instanceof ApiError && error.hwcode !== null ? String(error.hwcode) : null,
+          });
+        },
+      );
+    }, 0);
     return () => {
       current = false;
+      window.clearTimeout(ask);
     };
   }, [machineId, eid, projectId, attempt]);
   return visit;
