@@ -4,6 +4,7 @@ import http from "node:http";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import type { AgentHello } from "@keyway/protocol";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
@@ -101,13 +102,17 @@ export interface Relay {
 }
 
 /**
- * The single-node relay: the server in this process (+ PGlite), the real agent CLI in its own
- * process with its tunnel straight to it (ws://), and a visit issued to the demo user.
+ * One node for the relay benches: the server in this process (+ PGlite), the real agent CLI in
+ * its own process with its tunnel straight to it (ws://, `agentArgs` added to its command
+ * line), the demo user signed in. Resolves once the agent's hello satisfies `ready`.
  */
-export async function startSingleNode(targetPort: number): Promise<Relay> {
+export async function startNodeWithAgent(
+  agentArgs: string[],
+  ready: (hello: AgentHello) => boolean = () => true,
+) {
   const database = await createTestDatabase();
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-bench-tunnel-"));
+  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-bench-node-"));
   const app = await buildApp({
     config: testConfig({ WEB_DIST: "/nonexistent", PUBLIC_URL: `http://localhost:${port}` }),
     db: database.db,
@@ -141,10 +146,9 @@ export async function startSingleNode(targetPort: number): Promise<Relay> {
       demo.machineCode,
       "--data-dir",
       dataDir,
-      "--target",
-      `127.0.0.1:${targetPort}`,
       "--location-every",
       "0",
+      ...agentArgs,
     ],
     {
       cwd: ROOT,
@@ -160,11 +164,12 @@ export async function startSingleNode(targetPort: number): Promise<Relay> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    if (!app.services.tunnels.hello(device.id))
-      throw new Error("the agent's tunnel did not come up");
-
+    const up = () => {
+      const hello = app.services.tunnels.hello(device.id);
+      return Boolean(hello && ready(hello));
+    };
+    for (let i = 0; i < 600 && !up(); i++) await new Promise((r) => setTimeout(r, 100));
+    if (!up()) throw new Error("the agent's tunnel did not come up as asked");
     const login = await app.inject({
       method: "POST",
       url: "/api/user/login",
@@ -176,11 +181,23 @@ export async function startSingleNode(targetPort: number): Promise<Relay> {
       },
     });
     const token = login.json().hwdata.result.token as string;
+    return { app, port, deviceId: device.id, token, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The single-node relay with a visit issued to the demo user and its cookie claimed. */
+export async function startSingleNode(targetPort: number): Promise<Relay> {
+  const node = await startNodeWithAgent(["--target", `127.0.0.1:${targetPort}`]);
+  const { app, port, deviceId, token, stop } = node;
+  try {
     const issued = await app.inject({
       method: "POST",
       url: "/api/v1/audit/getValidVisitUrl",
       headers: { cloudtoken: token },
-      payload: { machineID: device.id },
+      payload: { machineID: deviceId },
     });
     const visit = new URL(issued.json().hwdata.url as string);
     const cookie = await new Promise<string>((resolve, reject) => {

@@ -1,17 +1,9 @@
-import { type ChildProcess, fork, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { type ChildProcess, fork } from "node:child_process";
+import { loadavg } from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
-import { buildApp } from "../apps/server/src/app.ts";
-import { testConfig } from "../apps/server/src/config.ts";
-import { createTestDatabase } from "../apps/server/src/db/testing.ts";
-import { systemClock } from "../apps/server/src/infra/clock.ts";
-import { devices } from "../apps/server/src/modules/devices/schema.ts";
-import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
 import { startVnc } from "../apps/server/src/testing/vnc.ts";
 import { percentile } from "./stats.ts";
-import { freePort } from "./tunnel.ts";
+import { freePort, startNodeWithAgent } from "./tunnel.ts";
 import { startSsh } from "./tunnel-ssh.ts";
 
 const WIDTH = 1280;
@@ -19,7 +11,7 @@ const HEIGHT = 800;
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 300);
 const PRESSES = Number(process.env.BENCH_PRESSES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const ROOT = path.resolve(import.meta.dirname, "..");
+const _ROOT = path.resolve(import.meta.dirname, "..");
 /** BENCH_PROFILE=<dir>: the viewers and the agent write CPU profiles there (Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE
   ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
@@ -58,97 +50,26 @@ function viewer(args: string[]): Promise<Figures> {
  * Akey: the visit may type) for each viewer session (a ticket opens one session).
  */
 async function startRelay(vncPort: number) {
-  const database = await createTestDatabase();
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-bench-vnc-"));
-  const app = await buildApp({
-    config: testConfig({ WEB_DIST: "/nonexistent", PUBLIC_URL: `http://localhost:${port}` }),
-    db: database.db,
-    logger: false,
-    sweepEveryMs: 0,
-  });
-  await app.listen({ port, host: "127.0.0.1" });
-  await seedDemo(app.services.accounts);
-  const demo = await seedDemoDevice({
-    db: database.db,
-    clock: systemClock,
-    accounts: app.services.accounts,
-    devices: app.services.devices,
-    dataDir,
-  });
-  const [device] = await database.db
-    .select({ id: devices.id })
-    .from(devices)
-    .where(eq(devices.code, demo.machineCode));
-  const agent = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      ...PROFILE,
-      "apps/agent/src/cli.ts",
-      "run",
-      "--server",
-      `ws://127.0.0.1:${port}/mqtt`,
-      "--code",
-      demo.machineCode,
-      "--data-dir",
-      dataDir,
-      "--vnc",
-      `127.0.0.1:${vncPort}`,
-      "--location-every",
-      "0",
-    ],
-    {
-      cwd: ROOT,
-      stdio: "ignore",
-      // The secret in the environment, never on a command line (docs/security.md).
-      env: { ...process.env, KEYWAY_AGENT_SECRET: demo.deviceSecret },
-    },
+  const node = await startNodeWithAgent(["--vnc", `127.0.0.1:${vncPort}`], (hello) =>
+    Boolean(hello.vnc),
   );
-  const stop = async () => {
-    agent.kill("SIGTERM");
-    await app.close();
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    for (let i = 0; i < 600 && !app.services.tunnels.hello(device.id)?.vnc; i++)
-      await new Promise((r) => setTimeout(r, 100));
-    if (!app.services.tunnels.hello(device.id)?.vnc)
-      throw new Error("the agent's tunnel did not come up with its VNC server");
-    const login = await app.inject({
+  const { app, port, deviceId, token, stop } = node;
+  /** A fresh screen visit's WebSocket URL, dialled on loopback. */
+  const screenUrl = async () => {
+    const issued = await app.inject({
       method: "POST",
-      url: "/api/user/login",
-      payload: {
-        loginName: DEMO_ACCOUNTS.user.email,
-        loginPwd: DEMO_ACCOUNTS.user.password,
-        terminalUUID: "bench",
-        terminalName: "bench",
-      },
+      url: "/api/v1/audit/getValidVisitUrl",
+      headers: { cloudtoken: token },
+      payload: { machineID: deviceId, kind: "screen" },
     });
-    const token = login.json().hwdata.result.token as string;
-    /** A fresh screen visit's WebSocket URL, dialled on loopback. */
-    const screenUrl = async () => {
-      const issued = await app.inject({
-        method: "POST",
-        url: "/api/v1/audit/getValidVisitUrl",
-        headers: { cloudtoken: token },
-        payload: { machineID: device.id, kind: "screen" },
-      });
-      const body = issued.json();
-      if (!body.hwdata?.ws_url) throw new Error(`no screen visit: ${issued.body}`);
-      if (body.hwdata.view_only)
-        throw new Error("the screen visit is view-only: no key would pass");
-      const url = new URL(body.hwdata.ws_url as string);
-      url.host = `127.0.0.1:${port}`;
-      return url.href;
-    };
-    return { screenUrl, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+    const body = issued.json();
+    if (!body.hwdata?.ws_url) throw new Error(`no screen visit: ${issued.body}`);
+    if (body.hwdata.view_only) throw new Error("the screen visit is view-only: no key would pass");
+    const url = new URL(body.hwdata.ws_url as string);
+    url.host = `127.0.0.1:${port}`;
+    return url.href;
+  };
+  return { screenUrl, stop };
 }
 
 const medianOf = (list: Figures[], key: keyof Figures) =>

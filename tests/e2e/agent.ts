@@ -32,6 +32,8 @@ export async function startSimulatedAgent(options: {
   dataEvery?: number;
   /** A device UI of the test's own ("host:port") instead of the simulated HMI's page. */
   target?: string;
+  /** The device's VNC server ("host:port"): the agent offers its screen (`--vnc`). */
+  vnc?: string;
 }): Promise<SimulatedAgent> {
   const hmiPort = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-agent-"));
@@ -50,6 +52,7 @@ export async function startSimulatedAgent(options: {
       "--http-port",
       String(hmiPort),
       ...(options.target ? ["--target", options.target] : []),
+      ...(options.vnc ? ["--vnc", options.vnc] : []),
       "--data-dir",
       dataDir,
       ...(options.dataEvery !== undefined ? ["--data-every", String(options.dataEvery)] : []),

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,10 +6,9 @@ import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { startVnc, type VncOptions, type VncServer } from "../../apps/server/src/testing/vnc.ts";
-import { freePort, startPlatform, tid } from "./browser.ts";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
+import { startVnc, type VncOptions } from "../../apps/server/src/testing/vnc.ts";
+import { startSimulatedAgent } from "./agent.ts";
+import { startPlatform, tid } from "./browser.ts";
 
 /**
  * The screen tests' set-up (issue 20): the real platform with the demo device, a real Xvnc
@@ -48,7 +46,13 @@ export async function startScreenDemo(
     await enterprises.assignDevice(operator, { eid, code: demo.machineCode, type: 2 });
   }
   const vnc = await startVnc({ width: 800, height: 600, ...vncOptions });
-  const agent = await startAgent(platform.port, demo, vnc);
+  // The simulated HMI agent with `--vnc` (its consent prompt answers at hmiPort/api/consent).
+  const agent = await startSimulatedAgent({
+    server: `ws://127.0.0.1:${platform.port}/mqtt`,
+    machineCode: demo.machineCode,
+    deviceSecret: demo.deviceSecret,
+    vnc: `127.0.0.1:${vnc.port}`,
+  });
   const owner = await apiLogin(platform.url(""), DEMO_ACCOUNTS.user);
   return {
     platform,
@@ -71,62 +75,6 @@ export async function startScreenDemo(
 }
 
 type Route = { method: string; path: string };
-
-export interface AgentProcess {
-  child: ChildProcess;
-  hmiPort: number;
-  output: string[];
-  stop(): Promise<void>;
-}
-
-/** The simulated HMI agent with `--vnc` (its consent prompt answers at hmiPort/api/consent). */
-async function startAgent(port: number, demo: DemoDevice, vnc: VncServer): Promise<AgentProcess> {
-  const hmiPort = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "kw-e2e-screen-agent-"));
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "apps/agent/src/cli.ts",
-      "run",
-      "--server",
-      `ws://127.0.0.1:${port}/mqtt`,
-      "--code",
-      demo.machineCode,
-      "--simulate",
-      "--http-port",
-      String(hmiPort),
-      "--vnc",
-      `127.0.0.1:${vnc.port}`,
-      "--data-dir",
-      dataDir,
-    ],
-    {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, KEYWAY_AGENT_SECRET: demo.deviceSecret },
-    },
-  );
-  const output: string[] = [];
-  child.stdout?.on("data", (d) => output.push(String(d)));
-  child.stderr?.on("data", (d) => output.push(String(d)));
-  return {
-    child,
-    hmiPort,
-    output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((done) => child.once("exit", done));
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function apiCall(
   base: string,

@@ -6,6 +6,22 @@ import { DeviceOfflineError, type TunnelHub } from "../tunnel/service.ts";
 import { StreamPool, type VisitSession } from "./session.ts";
 
 /**
+ * Why an open stream of a visit's byte pipe (device page WebSocket, screen, TCP forward) was
+ * cut, as the visitor is told: the device went away (its link dropped or is closing), the
+ * visit ended, or the target's connection failed.
+ */
+export function cutStreamError(error: Error): AppError {
+  if (
+    error instanceof DeviceOfflineError ||
+    (error instanceof TunnelError && error.code === TUNNEL_RESET.goingAway)
+  )
+    return new AppError("DEVICE_OFFLINE", null, 502);
+  if (error instanceof TunnelError && error.code === TUNNEL_RESET.rightsEnded)
+    return new AppError("VISIT_ENDED", null, 410);
+  return new AppError("TARGET_UNREACHABLE", null, 502);
+}
+
+/**
  * The tunnel streams of open visits: each opened after the rights check, to a target on the
  * agent's list, counted into its visit's bytes and this node's totals.
  */

@@ -1,7 +1,7 @@
 import { LoadingOutlined, LoginOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { App, Button, Tooltip } from "antd";
-import { useCallback, useState } from "react";
+import { type ReactNode, useCallback, useState } from "react";
 import { ApiError } from "../../api/errors.ts";
 import { useClientConfig } from "../../api/portal.ts";
 import { type VisitUrl, visitsApi } from "../../api/visits.ts";
@@ -193,10 +193,16 @@ export function ConnectButton<M extends ConnectTarget>({
       {t("device.connect.button")}
     </Button>
   );
-  if (online) return button;
+  return <OfflineHint online={online}>{button}</OfflineHint>;
+}
+
+/** A device's action button, with the reason it is disabled while the device is offline. */
+export function OfflineHint({ online, children }: { online: boolean; children: ReactNode }) {
+  const { t } = useLang();
+  if (online) return children;
   return (
     <Tooltip title={t("device.connect.offlineHint")}>
-      <span className="kw-inline-block">{button}</span>
+      <span className="kw-inline-block">{children}</span>
     </Tooltip>
   );
 }

@@ -1,8 +1,9 @@
 import { DesktopOutlined } from "@ant-design/icons";
-import { Button, Tooltip } from "antd";
+import { Button } from "antd";
 import type { VisitScope } from "../../api/visits.ts";
 import { useLang } from "../../i18n/index.ts";
 import { screenPath } from "../../paths.ts";
+import { OfflineHint } from "./ConnectButton.tsx";
 import { isOnline } from "./machine.ts";
 
 /** What "Screen" needs of a device row: its id, live state and whether its agent offers VNC. */
@@ -55,10 +56,5 @@ export function ScreenButton({
       {t("device.screen.button")}
     </Button>
   );
-  if (online) return button;
-  return (
-    <Tooltip title={t("device.connect.offlineHint")}>
-      <span className="kw-inline-block">{button}</span>
-    </Tooltip>
-  );
+  return <OfflineHint online={online}>{button}</OfflineHint>;
 }

@@ -1,14 +1,13 @@
 import { DesktopOutlined, SafetyCertificateOutlined } from "@ant-design/icons";
-import { remoteSettingsBody } from "@keyway/shared";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, App, Card, Flex, Popconfirm, Skeleton, Switch, Tag, Typography } from "antd";
 import { type ReactNode, useState } from "react";
-import { queryKeys } from "../../api/keys.ts";
-import { type RemoteSettings, visitsApi } from "../../api/visits.ts";
+import type { RemoteSettings } from "../../api/visits.ts";
 import { LoadFailed } from "../../components/LoadFailed.tsx";
+import {
+  type RemoteSetting as Setting,
+  useRemoteSettings,
+} from "../../features/device/useRemoteSettings.ts";
 import { useLang } from "../../i18n/index.ts";
-
-type Setting = "onsite_consent" | "readonly_websocket";
 
 const testId = (id: string) => ({ "data-testid": id }) as object;
 
@@ -21,20 +20,9 @@ const testId = (id: string) => ({ "data-testid": id }) as object;
 export function RemoteSettingsTab({ machineId }: { machineId: number }) {
   const { t } = useLang();
   const { message } = App.useApp();
-  const queryClient = useQueryClient();
-  const settings = useQuery({
-    queryKey: queryKeys.remoteSettings(machineId),
-    queryFn: () => visitsApi.remoteSettings(machineId),
-    meta: { silent: true },
-  });
-  const save = useMutation({
-    mutationFn: (change: Partial<Record<Setting, boolean>>) =>
-      visitsApi.setRemoteSettings(remoteSettingsBody.parse({ deviceId: machineId, ...change })),
-    onSuccess: (next) => {
-      queryClient.setQueryData(queryKeys.remoteSettings(machineId), next);
-      message.success(t("device.remote.saved"));
-    },
-  });
+  const { settings, save } = useRemoteSettings(machineId, () =>
+    message.success(t("device.remote.saved")),
+  );
 
   if (settings.isPending) return <Skeleton active paragraph={{ rows: 4 }} />;
   if (settings.isError) {

@@ -1,11 +1,9 @@
-import { remoteSettingsBody } from "@keyway/shared";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Dialog, List, Switch, Tag, Toast } from "antd-mobile";
-import { queryKeys } from "../../api/keys.ts";
-import { visitsApi } from "../../api/visits.ts";
+import {
+  type RemoteSetting as Setting,
+  useRemoteSettings,
+} from "../../features/device/useRemoteSettings.ts";
 import { useLang } from "../../i18n/index.ts";
-
-type Setting = "onsite_consent" | "readonly_websocket";
 
 /**
  * The device's remote-access settings on the phone, for its Akey and Bkeys (the desktop's
@@ -14,20 +12,9 @@ type Setting = "onsite_consent" | "readonly_websocket";
  */
 export function MobileRemoteSettings({ machineId }: { machineId: number }) {
   const { t } = useLang();
-  const queryClient = useQueryClient();
-  const settings = useQuery({
-    queryKey: queryKeys.remoteSettings(machineId),
-    queryFn: () => visitsApi.remoteSettings(machineId),
-    meta: { silent: true },
-  });
-  const save = useMutation({
-    mutationFn: (change: Partial<Record<Setting, boolean>>) =>
-      visitsApi.setRemoteSettings(remoteSettingsBody.parse({ deviceId: machineId, ...change })),
-    onSuccess: (next) => {
-      queryClient.setQueryData(queryKeys.remoteSettings(machineId), next);
-      Toast.show({ icon: "success", content: t("device.remote.saved") });
-    },
-  });
+  const { settings, save } = useRemoteSettings(machineId, () =>
+    Toast.show({ icon: "success", content: t("device.remote.saved") }),
+  );
   const s = settings.data;
   if (!s) return null;
 

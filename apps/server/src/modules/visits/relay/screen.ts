@@ -1,11 +1,10 @@
-import { TUNNEL_RESET } from "@keyway/protocol";
-import { TunnelError, type TunnelStream } from "@keyway/protocol/mux";
+import type { TunnelStream } from "@keyway/protocol/mux";
 import { HW, type HwKey } from "@keyway/shared";
 import type { WebSocket } from "ws";
-import { AppError } from "../../../http/envelope.ts";
-import { DeviceOfflineError } from "../../tunnel/service.ts";
+import type { AppError } from "../../../http/envelope.ts";
 import { bridgeWebSocket } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
+import { cutStreamError } from "../streams.ts";
 import { RfbFilter } from "./rfb.ts";
 import { TICKET_PARAM } from "./route.ts";
 
@@ -131,10 +130,7 @@ export function createScreenRelay(deps: {
     stream.on("close", () => {
       const error = stream.closeError;
       if (!error) return closeWith(socket, 1000, "the VNC server closed the session");
-      if (error instanceof DeviceOfflineError) refuse(socket, new AppError("DEVICE_OFFLINE"));
-      else if (error instanceof TunnelError && error.code === TUNNEL_RESET.rightsEnded)
-        refuse(socket, new AppError("VISIT_ENDED", null, 410));
-      else refuse(socket, new AppError("TARGET_UNREACHABLE", null, 502));
+      refuse(socket, cutStreamError(error));
     });
     socket.once("close", () => {
       stream.destroy();

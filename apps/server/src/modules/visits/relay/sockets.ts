@@ -1,15 +1,13 @@
 import http, { type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { TUNNEL_RESET } from "@keyway/protocol";
-import { TunnelError } from "@keyway/protocol/mux";
 import { HW, type HwKey } from "@keyway/shared";
 import { createWebSocketStream, type WebSocket } from "ws";
 import { AppError } from "../../../http/envelope.ts";
 import type { Actor } from "../../access/service.ts";
-import { DeviceOfflineError } from "../../tunnel/service.ts";
 import { bridgeWebSocket, forwardUpgrade } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
+import { cutStreamError } from "../streams.ts";
 import type { RelayHeaders } from "./headers.ts";
 import type { Route } from "./route.ts";
 
@@ -145,11 +143,7 @@ export function createSocketRelay(deps: {
       stream.on("close", () => {
         const error = stream.closeError;
         if (!error) return;
-        if (error instanceof DeviceOfflineError)
-          closeWith(new AppError("DEVICE_OFFLINE", null, 502));
-        else if (error instanceof TunnelError && error.code === TUNNEL_RESET.rightsEnded)
-          closeWith(new AppError("VISIT_ENDED", null, 410));
-        else closeWith(new AppError("TARGET_UNREACHABLE", null, 502));
+        closeWith(cutStreamError(error));
       });
       socket.once("close", () => stream.destroy());
     })().catch(closeWith);
