@@ -6,6 +6,7 @@ import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
+import { until as untilHolds } from "../../apps/server/src/testing/until.ts";
 import { startVnc, type VncOptions } from "../../apps/server/src/testing/vnc.ts";
 import { startSimulatedAgent } from "./agent.ts";
 import { startPlatform, tid } from "./browser.ts";
@@ -168,14 +169,5 @@ export async function canvasMiddle(page: Page) {
 }
 
 /** Waits (outside a test: set-up) until `check` holds, or fails after `timeoutMs`. */
-export async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 60_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+export const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000) =>
+  untilHolds(check, timeoutMs, what);

@@ -70,7 +70,7 @@ export async function consentApi(
   return true;
 }
 
-export const CONSENT_STYLE = `
+const CONSENT_STYLE = `
   .kw-consent { position: fixed; left: 0; right: 0; top: 0; z-index: 10; display: grid; gap: 8px; padding: 10px 20px; }
   .kw-consent[hidden] { display: none; }
   .kw-ask, .kw-run { background: #fff8e1; color: #2b2b2b; border-radius: 8px; padding: 12px 16px; box-shadow: 0 4px 16px #0008; display: flex; flex-wrap: wrap; align-items: center; gap: 10px; }
@@ -84,7 +84,7 @@ export const CONSENT_STYLE = `
   .kw-consent p { margin: 0; padding: 6px 12px; border-radius: 4px; background: #b71c1c; color: #fff; }
 `;
 
-export const CONSENT_MARKUP = `<section id="kw-consent" class="kw-consent" data-testid="consent-panel" hidden>
+const CONSENT_MARKUP = `<section id="kw-consent" class="kw-consent" data-testid="consent-panel" hidden>
   <div id="kw-consent-asks"></div><div id="kw-consent-running"></div>
   <p id="kw-consent-notice" data-testid="consent-notice"></p>
 </section>`;
@@ -94,7 +94,7 @@ export const CONSENT_MARKUP = `<section id="kw-consent" class="kw-consent" data-
  * `window.kwConsent(state)` on each push) and redraws only when the asks or visits change,
  * so a button is never replaced under a click; the countdown ticks in place.
  */
-export const CONSENT_SCRIPT = `
+const CONSENT_SCRIPT = `
 (() => {
   const KINDS = { web: "the web page", screen: "the screen (VNC)", tcp: "a TCP port" };
   const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
@@ -176,8 +176,19 @@ export const CONSENT_SCRIPT = `
 })();
 `;
 
-function page(code: string): string {
-  const title = `Keyway on-site consent ${code.replace(/[^A-Za-z0-9-]/g, "")}`;
+/** Text for HTML (a device's code, a visitor's name). */
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+/**
+ * A page at the machine with the consent banner in it: the simulated HMI's and the
+ * `--consent-port` page. `title` is HTML already escaped; `style` and `body` the page's own.
+ */
+export function pageWithConsent(title: string, style: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -186,20 +197,29 @@ function page(code: string): string {
 <title>${title}</title>
 <style>
   body { font-family: system-ui, sans-serif; margin: 0; background: #1f2a36; color: #e8eef4; }
-  h1 { font-size: 18px; margin: 0; padding: 14px 20px; background: #142030; }
-  .idle { padding: 20px; color: #9fb3c8; }
-  .kw-consent { position: static; }
+${style}
 ${CONSENT_STYLE}
 </style>
 </head>
 <body>
-<h1>${title}</h1>
-<p class="idle">Remote visits that need your approval appear here.</p>
 ${CONSENT_MARKUP}
+${body}
 <script>${CONSENT_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+function page(code: string): string {
+  const title = `Keyway on-site consent ${escapeHtml(code)}`;
+  return pageWithConsent(
+    title,
+    `  h1 { font-size: 18px; margin: 0; padding: 14px 20px; background: #142030; }
+  .idle { padding: 20px; color: #9fb3c8; }
+  .kw-consent { position: static; }`,
+    `<h1>${title}</h1>
+<p class="idle">Remote visits that need your approval appear here.</p>`,
+  );
 }
 
 /** `--consent-port`: the consent page and API alone, for a site without the simulated HMI. */

@@ -4,7 +4,7 @@ import type { LocationPayload } from "@keyway/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Agent, AlarmInput } from "./agent.ts";
 import type { ConsentDesk } from "./consent.ts";
-import { CONSENT_MARKUP, CONSENT_SCRIPT, CONSENT_STYLE, consentApi } from "./consentPage.ts";
+import { consentApi, escapeHtml, pageWithConsent } from "./consentPage.ts";
 import { isJson, localHost, readJson, sameOrigin, send } from "./httpJson.ts";
 
 /** A fixed point in Shanghai (People's Square); reports jitter around it. */
@@ -316,24 +316,11 @@ function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
-}
-
 function page(code: string): string {
   const title = `Simulated HMI ${escapeHtml(code)}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 0; background: #1f2a36; color: #e8eef4; }
-  header { padding: 14px 20px; background: #142030; display: flex; align-items: center; gap: 16px; }
+  return pageWithConsent(
+    title,
+    `  header { padding: 14px 20px; background: #142030; display: flex; align-items: center; gap: 16px; }
   h1 { font-size: 20px; margin: 0; flex: 1; }
   .pill { padding: 4px 10px; border-radius: 12px; font-size: 13px; font-weight: 600; }
   .online { background: #2e7d32; } .connecting { background: #b28704; }
@@ -349,13 +336,8 @@ function page(code: string): string {
   button.small { margin: 0 0 0 6px; padding: 2px 8px; font-size: 12px; }
   ul { list-style: none; padding: 0; margin: 0; font-size: 13px; }
   li { padding: 4px 0; border-bottom: 1px solid #3a4b5d; }
-  .muted { color: #9fb3c8; font-size: 12px; }
-${CONSENT_STYLE}
-</style>
-</head>
-<body>
-${CONSENT_MARKUP}
-<header>
+  .muted { color: #9fb3c8; font-size: 12px; }`,
+    `<header>
   <h1>${title}</h1>
   <span>Cloud <span id="conn" class="pill connecting" data-testid="hmi-state">connecting</span></span>
   <span>Cloud switch <span id="switch" class="pill open" data-testid="hmi-switch">open</span></span>
@@ -463,9 +445,6 @@ ${CONSENT_MARKUP}
   $("clear").onclick = () => post("/api/alarms/clear");
   refresh();
   setInterval(refresh, 1000);
-</script>
-<script>${CONSENT_SCRIPT}</script>
-</body>
-</html>
-`;
+</script>`,
+  );
 }

@@ -71,7 +71,6 @@ export const VALIDATION_MESSAGES = {
   },
   "v.visitId": { zh: "访问编号格式错误", en: "Wrong visit id" },
   "v.visitKind": { zh: "访问类型应为 web 或 screen", en: "The visit kind is web or screen" },
-  "v.bool": { zh: "应为 true 或 false", en: "true or false expected" },
   "v.alarmTime": {
     zh: "时间格式错误（应为带时区的 ISO 8601 时间）",
     en: "Wrong date-time (ISO 8601 with a time zone expected)",

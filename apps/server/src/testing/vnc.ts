@@ -202,11 +202,11 @@ export async function startVnc(options: VncOptions = {}): Promise<VncServer> {
   const readyFile = path.join(dir, "ready");
   const title = `keyway-vnc-${randomBytes(4).toString("hex")}`;
   const programArgs = [PROGRAM, title, String(width), String(height), keyLog, readyFile];
-  const program = spawnGroup(PYTHON, [...programArgs, String(options.flipEveryMs ?? 0)], {
-    cwd: dir,
-    env: { ...process.env, DISPLAY: `:${display}` },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const program = spawnGroup(
+    PYTHON,
+    [...programArgs, String(options.flipEveryMs ?? 0), `:${display}`],
+    { cwd: dir, stdio: ["pipe", "pipe", "pipe"] },
+  );
   let programLog = "";
   program.stderr?.on("data", (chunk: Buffer) => {
     programLog = (programLog + chunk.toString()).slice(-4000);

@@ -13,10 +13,11 @@ import tkinter
 # End with the test process even if it never says so (PR_SET_PDEATHSIG = 1).
 ctypes.CDLL(None).prctl(1, signal.SIGTERM)
 
-title, width, height, key_log, ready_file, flip_ms = sys.argv[1:7]
+title, width, height, key_log, ready_file, flip_ms, display = sys.argv[1:8]
 RED, GREEN = "#ff0000", "#00ff00"
 
-root = tkinter.Tk()
+# The X display comes as an argument (the fixture passes no environment of its own).
+root = tkinter.Tk(screenName=display)
 root.title(title)
 # No window manager runs in Xvnc: a toplevel at +0+0 the size of the screen covers it all.
 root.geometry(f"{width}x{height}+0+0")

@@ -7,6 +7,7 @@ import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { freePort } from "../../testing/ports.ts";
 import { startRedis, type TestRedis } from "../../testing/redis.ts";
+import { until } from "../../testing/until.ts";
 import { createRedisTunnelRegistry, helloMany } from "../tunnel/registry.ts";
 import { screensFromHellos } from "./screens.ts";
 
@@ -24,14 +25,6 @@ let eid: number;
 let withVnc: { id: number; device: ProvisionedDevice };
 let without: { id: number; device: ProvisionedDevice };
 const clients: TunnelClient[] = [];
-
-async function until(check: () => boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function tunnel(device: ProvisionedDevice, vnc: boolean) {
   const client = new TunnelClient({

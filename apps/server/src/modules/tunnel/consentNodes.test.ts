@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { HW } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentProcess, kill9, spawnAgent } from "../../../../agent/src/testing.ts";
-import { type App, buildApp } from "../../app.ts";
-import { testConfig } from "../../config.ts";
+import type { App } from "../../app.ts";
 import { createTestDatabase } from "../../db/testing.ts";
-import { seedDemo } from "../../seed.ts";
+import { demoDeviceThrough, startTestNode } from "../../testing/nodes.ts";
 import { freePort } from "../../testing/ports.ts";
 import { startRedis } from "../../testing/redis.ts";
 import { openVisit, request, until } from "../visits/consentTesting.ts";
@@ -32,22 +31,14 @@ let token = "";
 let machineID = 0;
 
 async function startNode(port: number) {
-  const app = await buildApp({
-    config: testConfig({
-      PORT: port,
-      NODE_URL: `http://127.0.0.1:${port}`,
-      PUBLIC_URL: `http://localhost:${port}`,
-      REDIS_URL: redis.url,
-    }),
-    db: database.db,
-    logger: false,
-    sweepEveryMs: 0,
-    reporting: { pollMs: 0 },
-    consentTimeoutMs: 10_000,
-  });
-  await app.listen({ port, host: "127.0.0.1" });
-  nodes.push({ app, port });
-  return { app, port };
+  const node = await startTestNode(
+    database.db,
+    port,
+    { PUBLIC_URL: `http://localhost:${port}`, REDIS_URL: redis.url },
+    { consentTimeoutMs: 10_000 },
+  );
+  nodes.push(node);
+  return node;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: envelopes of several calls
@@ -99,28 +90,10 @@ beforeAll(async () => {
   database = await createTestDatabase();
   redis = await startRedis();
   const [a, b] = [await startNode(await freePort()), await startNode(await freePort())];
-  await seedDemo(a.app.services.accounts);
-  const login = async (loginName: string, loginPwd: string) =>
-    (
-      await call(a.port, "/api/user/login", {
-        loginName,
-        loginPwd,
-        terminalUUID: `t-${Math.random()}`,
-        terminalName: "Vitest",
-        terminalType: "ops",
-      })
-    ).hwdata.result.token as string;
-  token = await login("operator@keyway.local", "operator123");
-  const [device] = (await call(a.port, "/api/operator/v1/devices/provision", { count: 1 })).hwdata
-    .list;
-  token = await login("demo@keyway.local", "demo1234");
-  machineID = (
-    await call(a.port, "/api/machine/add", {
-      machineName: "Press",
-      machineCode: device.machineCode,
-      machinePwd: device.devicePassword,
-    })
-  ).hwdata.machine_id;
+  const demo = await demoDeviceThrough(a);
+  const { device } = demo;
+  token = demo.token;
+  machineID = demo.machineID;
   const on = await call(a.port, "/api/device/v1/remoteSettings", {
     deviceId: machineID,
     onsite_consent: true,

@@ -10,12 +10,11 @@ import { eq } from "drizzle-orm";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { type App, buildApp } from "../../app.ts";
-import { testConfig } from "../../config.ts";
+import type { App } from "../../app.ts";
 import { createTestDatabase } from "../../db/testing.ts";
-import { seedDemo } from "../../seed.ts";
 import { startBalancer } from "../../testing/balancer.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
+import { demoDeviceThrough, startTestNode } from "../../testing/nodes.ts";
 import { freePort } from "../../testing/ports.ts";
 import { startRedis } from "../../testing/redis.ts";
 import { alarms } from "../alarms/schema.ts";
@@ -43,21 +42,12 @@ let machineID = 0;
 let machineCode = "";
 
 async function startNode(port: number) {
-  const app = await buildApp({
-    config: testConfig({
-      PORT: port,
-      NODE_URL: `http://127.0.0.1:${port}`,
-      PUBLIC_URL: `http://localhost:${balancer.port}`,
-      REDIS_URL: redis.url,
-      MQTT_URL: broker.url,
-    }),
-    db: database.db,
-    logger: false,
-    sweepEveryMs: 0,
-    reporting: { pollMs: 0 },
+  const started = await startTestNode(database.db, port, {
+    PUBLIC_URL: `http://localhost:${balancer.port}`,
+    REDIS_URL: redis.url,
+    MQTT_URL: broker.url,
   });
-  await app.listen({ port, host: "127.0.0.1" });
-  const node = { app, port, closed: false };
+  const node = { ...started, closed: false };
   nodes.push(node);
   return node;
 }
@@ -139,30 +129,11 @@ beforeAll(async () => {
   const ports = [await freePort(), await freePort()];
   balancer = await startBalancer(ports);
   const [a] = [await startNode(ports[0]), await startNode(ports[1])];
-  await seedDemo(a.app.services.accounts);
-  token = "";
-  const login = async (loginName: string, loginPwd: string) =>
-    (
-      await call(a.port, "/api/user/login", {
-        loginName,
-        loginPwd,
-        terminalUUID: `t-${Math.random()}`,
-        terminalName: "Vitest",
-        terminalType: "ops",
-      })
-    ).hwdata.result.token as string;
-  token = await login("operator@keyway.local", "operator123");
-  const [device] = (await call(a.port, "/api/operator/v1/devices/provision", { count: 1 })).hwdata
-    .list;
-  token = await login("demo@keyway.local", "demo1234");
+  const demo = await demoDeviceThrough(a);
+  const { device } = demo;
+  token = demo.token;
+  machineID = demo.machineID;
   machineCode = device.machineCode;
-  machineID = (
-    await call(a.port, "/api/machine/add", {
-      machineName: "Press",
-      machineCode: device.machineCode,
-      machinePwd: device.devicePassword,
-    })
-  ).hwdata.machine_id;
   web = http.createServer((req, res) => res.end(`HMI home ${req.url}`));
   await new Promise<void>((done) => web.listen(0, "127.0.0.1", done));
   echo = createServer((socket) => socket.pipe(socket));

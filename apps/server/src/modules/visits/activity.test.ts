@@ -10,6 +10,7 @@ import { type AgentProcess, kill9, spawnSimulatedDevice } from "../../../../agen
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { freePort } from "../../testing/ports.ts";
+import { untilValue } from "../../testing/until.ts";
 import { visitActivity } from "./schema.ts";
 
 /**
@@ -109,16 +110,6 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-async function until<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 beforeAll(async () => {
   port = await freePort();
   h = await createHarness({ config: { PUBLIC_URL: `http://localhost:${port}` } });
@@ -135,7 +126,7 @@ beforeAll(async () => {
     dataDir,
     extra: ["--data-every", "0"],
   });
-  await until(async () => h.app.services.tunnels.hello(machineID) ?? undefined, 60_000);
+  await untilValue(async () => h.app.services.tunnels.hello(machineID) ?? undefined, 60_000);
 
   // The owner's visit: the HMI page, its status, and its "raise alarm" button.
   const issued = await h.request(API.visits.getValidVisitUrl, {
@@ -170,7 +161,7 @@ afterAll(async () => {
 
 describe("visit activity", () => {
   it("lists the visit's requests, newest first: method, path without its query, status, bytes", async () => {
-    const list = await until(async () => {
+    const list = await untilValue(async () => {
       const res = await activity(owner, { deviceId: machineID, visitId });
       expect(res.body.hwcode).toBe(0);
       return res.body.hwdata.total >= 3 ? (res.body.hwdata.list as VisitActivityItem[]) : undefined;
@@ -285,7 +276,7 @@ describe("visit activity", () => {
     );
     expect(open).toMatchObject({ kind: "screen", ended_at: null, view_only: true, method: "" });
     screen.close({ bytesIn: 250_000, bytesOut: 900, inputEvents: 0, droppedEvents: 12 });
-    const closed = await until(async () => {
+    const closed = await untilValue(async () => {
       const list = (await activity(owner, { deviceId: machineID, visitId })).body.hwdata.list;
       const row = list.find((i: VisitActivityItem) => i.id === open.id);
       return row?.ended_at ? row : undefined;

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
+import { untilValue } from "../../testing/until.ts";
 import { activityPath, createActivityRecorder } from "./activity.ts";
 import { csvCell } from "./activityCsv.ts";
 import { newVisitId } from "./issue.ts";
@@ -16,16 +17,6 @@ import { visitActivity, visits } from "./schema.ts";
 let h: Harness;
 let visitId: string;
 let machineID: number;
-
-async function until<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   h = await createHarness();
@@ -79,7 +70,7 @@ describe("the activity recorder", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(await rowsAt("/batch")).toHaveLength(0);
     recorder.http(entry("/batch"));
-    await until(async () => ((await rowsAt("/batch")).length === 3 ? true : undefined));
+    await untilValue(async () => ((await rowsAt("/batch")).length === 3 ? true : undefined));
     recorder.http(entry("/on-close"));
     expect(recorder.pending).toBe(1);
     await recorder.close();

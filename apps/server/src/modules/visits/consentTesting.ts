@@ -4,6 +4,7 @@ import { AGENT_FEATURE_CONTROL, TUNNEL_PROTOCOL, type TunnelControl } from "@key
 import { type TunnelSocketLink, tunnelOverSocket } from "@keyway/protocol/tunnel-socket";
 import type { ProvisionedDevice } from "@keyway/shared";
 import { WebSocket } from "ws";
+import { until } from "../../testing/until.ts";
 
 /**
  * Helpers of the on-site consent tests: requests the way a browser on this machine makes
@@ -69,13 +70,7 @@ export function openWebSocket(origin: string, cookie: string, path: string): Pro
   });
 }
 
-export async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = "") {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting${what ? ` for ${what}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until };
 
 /**
  * An agent of the test's own on `/tunnel` with a device's real credentials: it says hello

@@ -27,7 +27,10 @@ export function createHttpRelay(deps: {
 }) {
   const { visits, secure, sessionFor, elsewhere, refuse, refuseViewOnly } = deps;
 
-  /** One request for the visit's activity: no body, no query string, no headers. */
+  /**
+   * One request for the visit's activity: no body, no headers; the recorder keeps the path
+   * without its query (activity.ts, the one place that decides what is stored).
+   */
   function report(
     session: VisitSession,
     request: IncomingMessage,
@@ -35,13 +38,12 @@ export function createHttpRelay(deps: {
     at: Date,
     answer: { status: number; bytesIn: number; bytesOut: number },
   ) {
-    const query = r.path.indexOf("?");
     visits.activity.http({
       visitId: session.id,
       deviceId: session.deviceId,
       at,
       method: request.method ?? "GET",
-      path: query >= 0 ? r.path.slice(0, query) : r.path,
+      path: r.path,
       viewOnly: session.viewOnly,
       ...answer,
     });

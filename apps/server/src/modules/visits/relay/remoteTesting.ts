@@ -4,6 +4,7 @@ import { TunnelClient } from "../../../../../agent/src/tunnel.ts";
 import { seedDemo } from "../../../seed.ts";
 import { createHarness, type Harness } from "../../../testing/harness.ts";
 import { freePort } from "../../../testing/ports.ts";
+import { until } from "../../../testing/until.ts";
 
 /**
  * Remote access for the relay's tests (screen.test.ts, viewOnly.test.ts): the real server on
@@ -13,13 +14,7 @@ import { freePort } from "../../../testing/ports.ts";
 
 export type Person = Awaited<ReturnType<Harness["person"]>>;
 
-export async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = "it") {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until };
 
 /** The device's web UI: a home page, a form that saves, and a WebSocket echo. */
 export class DeviceWeb {

@@ -1,10 +1,9 @@
 import { HW } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TunnelClient } from "../../../../../agent/src/tunnel.ts";
-import { type App, buildApp } from "../../../app.ts";
-import { testConfig } from "../../../config.ts";
+import type { App } from "../../../app.ts";
 import { createTestDatabase } from "../../../db/testing.ts";
-import { seedDemo } from "../../../seed.ts";
+import { demoDeviceThrough, startTestNode } from "../../../testing/nodes.ts";
 import { freePort } from "../../../testing/ports.ts";
 import { startRedis } from "../../../testing/redis.ts";
 import { RfbClient, wsTransport } from "../../../testing/rfbClient.ts";
@@ -42,45 +41,18 @@ beforeAll(async () => {
   database = await createTestDatabase();
   [redis, vnc] = await Promise.all([startRedis(), startVnc()]);
   const ports = [await freePort(), await freePort()];
-  for (const port of ports) {
-    const app = await buildApp({
-      config: testConfig({
-        PORT: port,
-        NODE_URL: `http://127.0.0.1:${port}`,
+  for (const port of ports)
+    nodes.push(
+      await startTestNode(database.db, port, {
         PUBLIC_URL: `http://localhost:${ports[0]}`,
         REDIS_URL: redis.url,
       }),
-      db: database.db,
-      logger: false,
-      sweepEveryMs: 0,
-      reporting: { pollMs: 0 },
-    });
-    await app.listen({ port, host: "127.0.0.1" });
-    nodes.push({ app, port });
-  }
+    );
   const [a] = nodes;
-  await seedDemo(a.app.services.accounts);
-  const login = async (loginName: string, loginPwd: string) =>
-    (
-      await call(a.port, "/api/user/login", {
-        loginName,
-        loginPwd,
-        terminalUUID: `t-${Math.random()}`,
-        terminalName: "Vitest",
-        terminalType: "ops",
-      })
-    ).hwdata.result.token as string;
-  token = await login("operator@keyway.local", "operator123");
-  const [device] = (await call(a.port, "/api/operator/v1/devices/provision", { count: 1 })).hwdata
-    .list;
-  token = await login("demo@keyway.local", "demo1234");
-  deviceId = (
-    await call(a.port, "/api/machine/add", {
-      machineName: "Press",
-      machineCode: device.machineCode,
-      machinePwd: device.devicePassword,
-    })
-  ).hwdata.machine_id;
+  const demo = await demoDeviceThrough(a);
+  const { device } = demo;
+  token = demo.token;
+  deviceId = demo.machineID;
   // The tunnel is held by the first node.
   agent = new TunnelClient({
     url: `ws://127.0.0.1:${a.port}/tunnel`,
