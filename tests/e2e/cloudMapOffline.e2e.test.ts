@@ -258,7 +258,10 @@ describe("the cloud map without tiles", () => {
       await expect.poll(() => map.getAttribute("data-basemap"), { timeout: 30_000 }).toBe("tiles");
       expect(await map.getAttribute("data-crs")).toBe("gcj02");
       await marker(page, FIXED.code).waitFor({ timeout: 30_000 });
-      expect(await page.locator("img.leaflet-tile-loaded").count()).toBeGreaterThan(0);
+      // The marker can be drawn before the first tile has arrived: wait for the tiles.
+      await expect
+        .poll(() => page.locator("img.leaflet-tile-loaded").count(), { timeout: 30_000 })
+        .toBeGreaterThan(0);
       // {s} took MAP_TILE_SUBDOMAINS' values (Leaflet spreads the tiles over them).
       expect(tiles.subdomainsSeen.size).toBeGreaterThan(1);
       expect([...tiles.subdomainsSeen].every((s) => "1234".includes(s))).toBe(true);

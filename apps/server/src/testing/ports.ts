@@ -5,6 +5,9 @@ import { createServer } from "node:net";
 // happened with listen(0) → close → listen again under load.
 const FIRST = 20_000;
 const SPAN = 12_000;
+// A port handed out stays taken for this process: a caller often listens on it only later,
+// and two draws of the same number once put a node and its broker on one port.
+const handedOut = new Set<number>();
 
 function tryListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -18,7 +21,11 @@ function tryListen(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = FIRST + Math.floor(Math.random() * SPAN);
-    if (await tryListen(port)) return port;
+    if (handedOut.has(port)) continue;
+    if (await tryListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error("no free loopback port found");
 }

@@ -1,8 +1,10 @@
 import { LoadingOutlined, LoginOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
+import { useQueryClient } from "@tanstack/react-query";
 import { App, Button, Tooltip } from "antd";
 import { type ReactNode, useCallback, useState } from "react";
 import { ApiError } from "../../api/errors.ts";
+import { queryKeys } from "../../api/keys.ts";
 import { useClientConfig } from "../../api/portal.ts";
 import { type VisitUrl, visitsApi } from "../../api/visits.ts";
 import { useLang } from "../../i18n/index.ts";
@@ -38,12 +40,14 @@ export type ConnectTarget = Pick<Machine, "machine_id" | "machine_code" | "machi
  * there, or closed when the server refuses. The states — connecting, online success, failed
  * or offline, not bound or cloud closed — show in a notification with the server's message.
  * A call still pending after a second is most likely held for on-site consent: the
- * notification and the tab then say so, with the seconds left (issue 20); a refusal at the
- * machine ends as "refused" with the server's message.
+ * notification and the tab then say so, with the seconds left (issue 20), unless the device's
+ * settings (readable by its Akey and Bkeys) say it asks no one; a refusal at the machine ends
+ * as "refused" with the server's message.
  */
 export function useConnect() {
   const { t } = useLang();
   const { notification } = App.useApp();
+  const queryClient = useQueryClient();
   const [pending, setPending] = useState<ReadonlySet<number>>(() => new Set());
   const visitDomain = useClientConfig().data?.visitDomain ?? null;
 
@@ -78,7 +82,21 @@ export function useConnect() {
         duration: 0,
         props: statusProps("connecting", id),
       });
-      const hint = window.setTimeout(() => {
+      // Whether the device asks the person at the machine; null when this user may not know.
+      const asks = queryClient
+        .fetchQuery({
+          queryKey: queryKeys.remoteSettings(id),
+          queryFn: () => visitsApi.remoteSettings(id),
+          staleTime: 30_000,
+          meta: { silent: true },
+        })
+        .then(
+          (settings) => settings.onsite_consent,
+          () => null,
+        );
+      let answered = false;
+      const showWaiting = () => {
+        if (answered) return;
         notification.info({
           key,
           title: t("device.connect.waiting", { name }),
@@ -95,6 +113,11 @@ export function useConnect() {
         waiting?.countdown(since, t("device.connect.waitingTitle"), (seconds) =>
           t("device.connect.waitingTab", { name, seconds }),
         );
+      };
+      const hint = window.setTimeout(() => {
+        void asks.then((consent) => {
+          if (consent !== false) showWaiting();
+        });
       }, CONSENT_HINT_AFTER_MS);
       let visit: VisitUrl;
       try {
@@ -117,6 +140,7 @@ export function useConnect() {
         });
         return;
       } finally {
+        answered = true;
         window.clearTimeout(hint);
         waiting?.stop();
         mark(id, false);
@@ -154,7 +178,7 @@ export function useConnect() {
         props: statusProps("online", id),
       });
     },
-    [t, notification, mark, visitDomain],
+    [t, notification, mark, visitDomain, queryClient],
   );
 
   return { connect, isPending: (id: number) => pending.has(id) };
