@@ -5,7 +5,8 @@
  * that arrives is matched to its publish. Prints one JSON line with the figures.
  */
 import { parseArgs } from "node:util";
-import { decodePush, PUSH_SCENES } from "@keyway/protocol";
+import { decodePush, PING_FRAME, PUSH_SCENES } from "@keyway/protocol";
+import { PUSH_HEARTBEAT_MS } from "@keyway/shared";
 import { WebSocket } from "ws";
 import { type DeviceConnection, openDevice, pool, publish } from "./mqttDevices.ts";
 import { percentile } from "./stats.ts";
@@ -50,6 +51,13 @@ socket.on("message", (data: Buffer) => {
 await new Promise<void>((resolve, reject) => {
   socket.once("open", () => resolve());
   socket.once("error", reject);
+});
+// A listener that heartbeats as the apps do: a silent one is closed after 45 s and would
+// miss the rest of the run's pushes.
+const heartbeat = setInterval(() => socket.send(PING_FRAME), PUSH_HEARTBEAT_MS);
+let closedEarly: number | null = null;
+socket.once("close", (code) => {
+  closedEarly = code;
 });
 
 const conns: DeviceConnection[] = await pool(deviceCount, 100, (i) =>
@@ -110,8 +118,10 @@ console.log(
     duplicates,
     pushP50: percentile(pushLatencies, 50),
     pushP99: percentile(pushLatencies, 99),
+    listenerClosed: closedEarly,
   }),
 );
+clearInterval(heartbeat);
 for (const c of conns) c.socket.destroy();
 socket.terminate();
 process.exit(0);

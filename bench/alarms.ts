@@ -5,6 +5,7 @@ import { and, count, eq, isNotNull } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { openDatabase } from "../apps/server/src/db/client.ts";
+import { smtpTransport } from "../apps/server/src/infra/senders.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
 import { alarmSends } from "../apps/server/src/modules/alarmPush/schema.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
@@ -17,6 +18,8 @@ import { forkLoad, insertBenchDevices } from "./fixtures.ts";
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
+/** E-mails the SMTP peer sends (nodemailer's pool alone, to a mail server of its own). */
+const PEER_MAILS = Number(process.env.BENCH_PEER_MAILS ?? 20_000);
 const PREFIX = "KW-ALARM-";
 const SECRET = "bench-alarm-secret";
 
@@ -31,6 +34,8 @@ interface LoadFigures {
   duplicates: number;
   pushP50: number;
   pushP99: number;
+  /** The close code, should the server have closed the listener's socket during the run. */
+  listenerClosed: number | null;
 }
 
 interface MailFigures {
@@ -59,6 +64,33 @@ async function startMailServer() {
         child.send("figures");
       }),
   };
+}
+
+/**
+ * The peer of the e-mail line: Keyway's SMTP transport alone (nodemailer's pool, 4
+ * connections, Nagle off), no queue or database, sending `count` e-mails of an alarm e-mail's
+ * size at once to a bench mail server of its own. Its rate is the most this mail server takes
+ * over this transport: what the pipeline's e-mail rate is set against.
+ */
+async function smtpPeer(count: number) {
+  const mail = await startMailServer();
+  const transport = smtpTransport(mail.url);
+  const text = `Device KW-ALARM-000001 raised an alarm: ${"pressure above the set point; ".repeat(8)}`;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      transport.sendMail({
+        from: "alarms@keyway.local",
+        to: "owner@example.com",
+        subject: "Keyway alarm",
+        text: `${text}\nPeer mail ${i}`,
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  transport.close();
+  const figures = await mail.figures();
+  return { perSecond: figures.accepted / seconds, accepted: figures.accepted };
 }
 
 /**
@@ -162,6 +194,7 @@ export async function run() {
   await database.close();
   await postgres.close();
   const mailed = await mail.figures();
+  const peer = await smtpPeer(PEER_MAILS);
 
   const line = (name: string, value: string, note = "") =>
     console.log(`  ${name.padEnd(34)} ${value.padStart(12)}  ${note}`);
@@ -190,6 +223,12 @@ export async function run() {
     `${(mailed.alarms / drainedSeconds).toFixed(0)}/s`,
     `${(mailed.alarms / drainedSeconds / RATE).toFixed(2)}x the offered rate; all sent after ${drainedSeconds.toFixed(1)} s`,
   );
+  const mailRate = mailed.alarms / drainedSeconds;
+  line(
+    "peer: the transport alone / s",
+    `${peer.perSecond.toFixed(0)}/s`,
+    `${(mailRate / peer.perSecond).toFixed(2)}x: the pipeline's e-mails against ${peer.accepted} sent straight to a mail server of its own`,
+  );
   line(
     "SMTP connections (e-mails each)",
     `${mailed.connections}`,
@@ -198,7 +237,11 @@ export async function run() {
   line("published / acked / stored", `${load.published} / ${load.acked} / ${counts.stored}`);
   line(
     "told / messages / pushed (dup)",
-    `${counts.told} / ${counts.written} / ${load.pushed} (${load.duplicates})`,
+    `${counts.told} / ${counts.written} / ${load.pushed} (${load.duplicates})${
+      load.listenerClosed === null
+        ? ""
+        : `; the listener's socket was closed (${load.listenerClosed})`
+    }`,
   );
   line(
     "e-mail jobs / sent / at SMTP (dup)",

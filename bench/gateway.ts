@@ -16,6 +16,10 @@ const DEVICES = Number(
 );
 const ALARMS = Number(process.env.BENCH_ALARMS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_PROFILE=<dir>: each broker process writes a CPU profile there (node --cpu-prof). */
+const PROFILE = process.env.BENCH_PROFILE
+  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
 
 type System = "bare" | "pglite" | "postgres";
 
@@ -49,7 +53,7 @@ async function round(system: System, database?: string): Promise<Figures> {
       ...(database ? ["--database", database] : []),
     ],
     {
-      execArgv: ["--expose-gc", "--import", "tsx"],
+      execArgv: ["--expose-gc", ...PROFILE, "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
   );

@@ -263,7 +263,7 @@ export async function buildApp(deps: AppDeps) {
   const qrLogin = createQrLoginService({ db, clock, openSession: accounts.openSession });
   const push = createPushHub({
     events,
-    authenticateMany: accounts.authenticateMany,
+    authenticate: accounts.authenticate,
     log: app.log,
   });
   push.register(app);

@@ -37,7 +37,7 @@ export interface Senders {
  * e-mails must not open one connection per message: docs/architecture/alarms.md). The URL's
  * own `pool`, `maxConnections` or `maxMessages` parameters win.
  */
-function smtpTransport(smtpUrl: string) {
+export function smtpTransport(smtpUrl: string) {
   const options = {
     pool: true,
     maxConnections: 4,

@@ -3,6 +3,7 @@ import { SESSION_TOKEN_HOURS, type TerminalEntry, TOKEN_COOKIE_DAYS } from "@key
 import { and, count, desc, eq, gt, inArray, lte, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
+import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashToken, newToken, verifyPassword } from "../../infra/crypto.ts";
 import type { AccountRef } from "./accountRef.ts";
@@ -152,15 +153,20 @@ export function createSessions(deps: {
     };
   }
 
+  // Every request's token check, and every push connect's, goes through one batcher: on a busy
+  // node the checks waiting behind a running query share the next one. A check never joins a
+  // query already running, so a token revoked before it arrived is refused as without batching.
+  const tokenChecks = createBatcher(async (tokens: string[]) => {
+    const found = await authenticateMany(tokens);
+    return tokens.map((token) => found.get(token) ?? null);
+  }, 500);
+
   /** The caller behind a token, if the token is known and not expired. */
-  async function authenticate(token: string) {
-    return (await authenticateMany([token])).get(token) ?? null;
+  function authenticate(token: string) {
+    return tokenChecks.submit(token);
   }
 
-  /**
-   * The callers behind several tokens in one query (the push channel's connects), by token;
-   * unknown and expired tokens are absent.
-   */
+  /** The callers behind several tokens in one query, by token; unknown and expired are absent. */
   async function authenticateMany(tokens: readonly string[]) {
     const tokenOf = new Map(tokens.map((token) => [hashToken(token), token]));
     const rows = await db
@@ -251,7 +257,6 @@ export function createSessions(deps: {
     login,
     openSession,
     authenticate,
-    authenticateMany,
     logout,
     endOtherSessions,
     listTerminals,

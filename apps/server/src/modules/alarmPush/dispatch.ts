@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, isNull } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { insertUnnest } from "../../db/unnest.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { type Alarm, alarms } from "../alarms/schema.ts";
@@ -52,27 +53,19 @@ export function createDispatch(deps: {
       stored.map((alarm) => [alarm.id, planSends(alarm, recipients, clock.now())]),
     );
     const ids = await db.transaction(async (tx) => {
-      const claimed = await tx
-        .insert(alarmDispatches)
-        .values(
-          stored.map((a) => ({
-            alarmId: a.id,
-            sends: plans.get(a.id)?.length ?? 0,
-            dispatchedAt: clock.now(),
-          })),
-        )
-        .onConflictDoNothing()
-        .returning({ alarmId: alarmDispatches.alarmId });
+      const claimed = await insertUnnest(
+        tx,
+        alarmDispatches,
+        stored.map((a) => ({
+          alarmId: a.id,
+          sends: plans.get(a.id)?.length ?? 0,
+          dispatchedAt: clock.now(),
+        })),
+        { onConflictDoNothing: true },
+      );
       const sends = claimed.flatMap((c) => plans.get(c.alarmId) ?? []);
-      const sendIds: number[] = [];
-      for (let i = 0; i < sends.length; i += 1000) {
-        const rows = await tx
-          .insert(alarmSends)
-          .values(sends.slice(i, i + 1000))
-          .onConflictDoNothing()
-          .returning({ id: alarmSends.id });
-        sendIds.push(...rows.map((r) => r.id));
-      }
+      const rows = await insertUnnest(tx, alarmSends, sends, { onConflictDoNothing: true });
+      const sendIds = rows.map((r) => r.id);
       return sendIds;
     });
     await deps.enqueue(ids);

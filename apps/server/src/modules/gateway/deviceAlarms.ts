@@ -2,6 +2,7 @@ import type { AlarmPayload } from "@keyway/protocol";
 import { and, eq, isNull } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { insertUnnest } from "../../db/unnest.ts";
 import type { Events } from "../../events.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -40,7 +41,7 @@ export function createDeviceAlarms(deps: {
   type NewAlarm = typeof alarms.$inferInsert;
   /** Alarms arriving together are written in one statement (each still before its PUBACK). */
   const alarmWriter = createBatcher<NewAlarm, boolean>(async (batch) => {
-    const rows = await db.insert(alarms).values(batch).onConflictDoNothing().returning();
+    const rows = await insertUnnest(db, alarms, batch, { onConflictDoNothing: true });
     const stored = new Map(rows.map((row) => [`${row.deviceId}|${row.uid}`, row]));
     for (const row of rows) deps.events?.publish("alarm.stored", row);
     // A retried publish in the same batch as its first copy: only the first one is new.

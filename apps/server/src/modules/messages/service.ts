@@ -12,6 +12,7 @@ import {
 import { and, count, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { insertUnnest } from "../../db/unnest.ts";
 import type { Events } from "../../events.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -60,33 +61,24 @@ export function createMessageService(deps: {
 
   /** Writes messages inside the caller's transaction (or on their own). */
   async function write(items: NewMessage[], tx: Db = db): Promise<MessageRow[]> {
-    if (items.length === 0) return [];
-    // A statement carries at most 65,535 parameters: long lists go in slices.
-    if (items.length > 2000) {
-      const rows: MessageRow[] = [];
-      for (let i = 0; i < items.length; i += 2000)
-        rows.push(...(await write(items.slice(i, i + 2000), tx)));
-      return rows;
-    }
     const now = clock.now();
-    return tx
-      .insert(messages)
-      .values(
-        items.map((m) => ({
-          userId: m.userId,
-          box: m.box,
-          type: m.type,
-          deviceId: m.deviceId ?? null,
-          requestId: m.requestId ?? null,
-          alarmId: m.alarmId ?? null,
-          content: m.content ?? "",
-          params: m.params ?? {},
-          // What the user sent themselves is never "unread".
-          readAt: m.box === "outbox" ? now : null,
-          createdAt: now,
-        })),
-      )
-      .returning();
+    return insertUnnest(
+      tx,
+      messages,
+      items.map((m) => ({
+        userId: m.userId,
+        box: m.box,
+        type: m.type,
+        deviceId: m.deviceId ?? null,
+        requestId: m.requestId ?? null,
+        alarmId: m.alarmId ?? null,
+        content: m.content ?? "",
+        params: m.params ?? {},
+        // What the user sent themselves is never "unread".
+        readAt: m.box === "outbox" ? now : null,
+        createdAt: now,
+      })),
+    );
   }
 
   /**

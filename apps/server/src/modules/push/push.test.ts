@@ -273,9 +273,9 @@ describe("push channel /ws", () => {
     const hub = createPushHub({
       events: domainEvents(createInProcessBus()),
       // Reads the rows when it starts, as the database query would.
-      authenticateMany: (tokens) =>
+      authenticate: (token) =>
         new Promise((resolve) => {
-          const found = new Map([...rows].filter(([token]) => tokens.includes(token)));
+          const found = rows.get(token) ?? null;
           lookups.push(() => resolve(found));
         }),
       log: app.log,
@@ -288,7 +288,7 @@ describe("push channel /ws", () => {
         PushClient.open(`${url}ending`),
         PushClient.open(`${url}staying`),
       ]);
-      await eventually(() => lookups.length > 0);
+      await eventually(() => lookups.length === 2);
       // Terminal 7 logs out after its row was read, before the answer came back.
       rows.delete("ending");
       hub.toTerminal(7, {
@@ -333,7 +333,7 @@ describe("push channel /ws", () => {
     await app.register(websocket);
     const hub = createPushHub({
       events: domainEvents(createInProcessBus()),
-      authenticateMany: h.app.services.accounts.authenticateMany,
+      authenticate: h.app.services.accounts.authenticate,
       log: app.log,
       heartbeatTimeoutMs: 1000,
       sweepEveryMs: 50,

@@ -10,9 +10,15 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { Events } from "../../events.ts";
 import { pushRoutes } from "./routes.ts";
-import { createTokenCheck, type PushIdentity, type TokenLookup } from "./tokenCheck.ts";
 
-export type { PushIdentity, PushMessage };
+export type { PushMessage };
+
+/** Who holds a socket: `accounts.authenticate`'s answer for its token. */
+export interface PushIdentity {
+  userId: number;
+  terminalId: number;
+  role: string;
+}
 
 /** What travels on the bus (JSON): the frame is encoded once, on the publishing node. */
 export interface PushEnvelope {
@@ -41,8 +47,8 @@ export const PUSH_CLOSE = {
 
 export interface PushHubDeps {
   events: Events;
-  /** `accounts.authenticateMany`: connects are checked in batches (tokenCheck.ts). */
-  authenticateMany: TokenLookup;
+  /** `accounts.authenticate`: the token check, batched by its owner on a busy node. */
+  authenticate: (token: string) => Promise<PushIdentity | null>;
   log: FastifyBaseLogger;
   /** A socket silent this long is closed (SPEC: heartbeat every 15 s; three missed). */
   heartbeatTimeoutMs?: number;
@@ -77,7 +83,6 @@ export function createPushHub(deps: PushHubDeps) {
   const { events, log } = deps;
   const heartbeatTimeoutMs = deps.heartbeatTimeoutMs ?? 45_000;
   const maxBufferedBytes = deps.maxBufferedBytes ?? 1024 * 1024;
-  const checkToken = createTokenCheck(deps.authenticateMany);
   // Arrays rather than Sets: most terminals hold one socket and most users a few, and a Set
   // costs some 300 bytes more per socket (docs/architecture/push.md#memory).
   const byUser = new Map<number, Connection[]>();
@@ -236,7 +241,8 @@ export function createPushHub(deps: PushHubDeps) {
     if (!token) return refuse(socket);
     const startedAt = logouts;
     checking++;
-    checkToken(token)
+    deps
+      .authenticate(token)
       .then(
         (identity) => checked(connection, identity, startedAt),
         (error) => {

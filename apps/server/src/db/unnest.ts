@@ -1,0 +1,68 @@
+import { getTableColumns, getTableName, is, SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Db } from "./client.ts";
+
+/**
+ * Many rows in one `insert … select * from unnest($1::type[], …)`: one array parameter per
+ * column instead of one per value. drizzle's multi-row VALUES builds and checks every value
+ * (37 % of the alarm pipeline's CPU, docs/performance.md "alarms"); this builds one statement
+ * whatever the batch's size. A column some rows give and others lack takes, in those, its
+ * default as drizzle knows it (a value or a function; null when nullable); values go through
+ * each column's own driver mapping, and rows come back mapped by it.
+ */
+export async function insertUnnest<T extends PgTable>(
+  db: Db,
+  table: T,
+  rows: readonly T["$inferInsert"][],
+  options: { onConflictDoNothing?: boolean } = {},
+): Promise<T["$inferSelect"][]> {
+  if (rows.length === 0) return [];
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = new Set<string>();
+  for (const row of rows)
+    for (const [key, value] of Object.entries(row)) if (value !== undefined) keys.add(key);
+  const given = [...keys].map((key) => {
+    const column = columns[key];
+    if (!column) throw new Error(`${getTableName(table)} has no column ${key}`);
+    const fallback = missing(table, key, column);
+    const values = rows.map((row) => {
+      const value = row[key as never] as unknown;
+      const known = value === undefined ? fallback() : value;
+      return known === null ? null : column.mapToDriverValue(known);
+    });
+    return { column, values };
+  });
+  const names = sql.join(
+    given.map(({ column }) => sql.identifier(column.name)),
+    sql`, `,
+  );
+  const arrays = sql.join(
+    given.map(({ column, values }) => sql`${sql.param(values)}::${sql.raw(column.getSQLType())}[]`),
+    sql`, `,
+  );
+  const conflict: SQL = options.onConflictDoNothing ? sql` on conflict do nothing` : sql``;
+  const result = await db.execute(
+    sql`insert into ${table} (${names}) select * from unnest(${arrays})${conflict} returning *`,
+  );
+  const byName = new Map(
+    Object.entries(columns).map(([key, column]) => [column.name, { key, column }]),
+  );
+  return (result as unknown as { rows: Record<string, unknown>[] }).rows.map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(raw)) {
+      const found = byName.get(name);
+      if (found) row[found.key] = value === null ? null : found.column.mapFromDriverValue(value);
+    }
+    return row as T["$inferSelect"];
+  });
+}
+
+/** The value of a column a row lacks; a column with only an SQL default must be given. */
+function missing(table: PgTable, key: string, column: PgColumn): () => unknown {
+  if (column.defaultFn) return column.defaultFn;
+  if (column.default !== undefined && !is(column.default, SQL)) return () => column.default;
+  if (!column.notNull) return () => null;
+  return () => {
+    throw new Error(`${getTableName(table)}: a row lacks ${key}`);
+  };
+}
