@@ -179,7 +179,10 @@ describe("remote access in the browser", () => {
     // The owner ends the visit: the HMI page loses its link within seconds.
     await page.click(tid(`device-visit-end-${visitId}`));
     await page.click(tid("device-visit-end-confirm"));
+    // Looked at in front, as its user would: a hidden tab's timers may be throttled under load.
+    await hmi.bringToFront();
     await expect.poll(() => hmi.textContent(tid("hmi-link")), { timeout: 10_000 }).toBe("lost");
+    await page.bringToFront();
     await expect.poll(() => visitRow.getAttribute("data-state")).toBe("ended");
     expect(await visitRow.locator(tid("device-visit-reason")).getAttribute("data-reason")).toBe(
       "ended_by_owner",
@@ -240,7 +243,9 @@ describe("remote access in the browser", () => {
     // The Akey closes the cloud service: the open visit is cut, and Connect is refused.
     await page.click(tid("device-cloud-switch"));
     await page.click(tid("device-cloud-close-confirm"));
+    await hmi2.bringToFront();
     await expect.poll(() => hmi2.textContent(tid("hmi-link")), { timeout: 10_000 }).toBe("lost");
+    await page.bringToFront();
     await expect
       .poll(async () => {
         await page.click(tid("device-visits-refresh"));

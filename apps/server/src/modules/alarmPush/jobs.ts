@@ -8,6 +8,11 @@ const QUEUE = "alarm-send";
  * connections (delivery.ts).
  */
 const JOB_BATCH = 200;
+/**
+ * Workers fetching side by side: while one batch waits on the database (fetch, claim, mark,
+ * complete), another's e-mails are on the SMTP pool (decision 204).
+ */
+const WORKERS = 2;
 /** Tries of one send before it is marked failed. */
 export const MAX_ATTEMPTS = 6;
 
@@ -66,7 +71,7 @@ export function createAlarmJobs(deps: {
 }) {
   const { db, log } = deps;
   let boss: PgBoss | null = null;
-  let workerId: string | null = null;
+  let workerIds: string[] = [];
   let bossConnection: ReturnType<typeof bossDb> | null = null;
   let sweepTimer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<unknown>>();
@@ -81,8 +86,8 @@ export function createAlarmJobs(deps: {
     if (sendIds.length === 0) return;
     if (!boss) return; // Not started (a test driving deliver() by hand, or stopping).
     await boss.insert(sendIds.map((id) => ({ name: QUEUE, data: { sendId: id } })));
-    // The worker waits out its polling interval after each fetch unless told there is work.
-    if (workerId) boss.notifyWorker(workerId);
+    // A worker waits out its polling interval after each fetch unless told there is work.
+    for (const id of workerIds) boss.notifyWorker(id);
   }
 
   return {
@@ -113,17 +118,20 @@ export function createAlarmJobs(deps: {
         retryBackoff: true,
         expireInSeconds: 300,
       });
-      workerId = await instance.work<{ sendId: number }>(
-        QUEUE,
-        { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: JOB_BATCH },
-        async (jobs) => {
-          const retries = await track(deliverAll(jobs.map((job) => job.data.sendId)));
-          // A full batch: more are probably waiting; fetch again without the polling pause.
-          if (jobs.length === JOB_BATCH && workerId) instance.notifyWorker(workerId);
-          // pg-boss retries the batch with back-off; done sends are no-ops the next time.
-          if (retries.length) throw new Error(`alarm sends to retry: ${retries.join(",")}`);
-        },
-      );
+      const work = () =>
+        instance.work<{ sendId: number }>(
+          QUEUE,
+          { pollingIntervalSeconds: deps.pollSeconds ?? 2, batchSize: JOB_BATCH },
+          async (jobs) => {
+            const retries = await track(deliverAll(jobs.map((job) => job.data.sendId)));
+            // A full batch: more are probably waiting; fetch again without the polling pause.
+            if (jobs.length === JOB_BATCH) for (const id of workerIds) instance.notifyWorker(id);
+            // pg-boss retries the batch with back-off; done sends are no-ops the next time.
+            if (retries.length) throw new Error(`alarm sends to retry: ${retries.join(",")}`);
+          },
+        );
+      workerIds = [];
+      for (let i = 0; i < WORKERS; i++) workerIds.push(await work());
       boss = instance;
       await track(sweep());
       sweepTimer = setInterval(() => {
