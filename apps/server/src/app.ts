@@ -16,7 +16,7 @@ import { registerEnvelope } from "./http/envelope.ts";
 import { CheckFailed, healthRoutes } from "./http/health.ts";
 import { registerOriginCheck } from "./http/origin.ts";
 import { registerRateLimits, trustProxyOf } from "./http/rateLimit.ts";
-import { registerRequestId, requestIdOf, requestLog } from "./http/requestId.ts";
+import { OneLinePerRequest, registerRequestId, requestIdOf, requestLog } from "./http/requestId.ts";
 import { routesOn } from "./http/routes.ts";
 import { refuseMalformedUrl, registerStorableText } from "./http/storableText.ts";
 import { registerUpgradeRefusalClose } from "./http/upgradeHead.ts";
@@ -139,6 +139,7 @@ export async function buildApp(deps: AppDeps) {
     logger: deps.logger ?? requestLog(config.LOG_LEVEL),
     // Every log line of a request carries its id (the caller's X-Request-Id when well-formed).
     genReqId: requestIdOf,
+    logController: new OneLinePerRequest(),
     // Only the configured proxies may name the client (per-IP limits, terminal IPs).
     trustProxy: trustProxyOf(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,

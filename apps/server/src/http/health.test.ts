@@ -162,6 +162,14 @@ describe("request ids", () => {
     expect(res.headers["x-request-id"]).toBe(id);
     const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.reqId === id);
     expect(logged.some((entry) => entry.res?.statusCode === 404)).toBe(true);
+    // One line per request, written when the answer is out, naming the call and its time.
+    const requestLines = logged.filter((entry) => entry.req || entry.res);
+    expect(requestLines).toHaveLength(1);
+    expect(requestLines[0]).toMatchObject({
+      req: { method: "GET", url: "/api/no-such-call" },
+      res: { statusCode: 404 },
+    });
+    expect(requestLines[0].responseTime).toBeGreaterThanOrEqual(0);
   });
 
   it("keeps the probes' own requests out of the info log", async () => {

@@ -1,6 +1,6 @@
 import { LOGOUT_REASON, type LogoutReason } from "@keyway/protocol";
 import { SESSION_TOKEN_HOURS, type TerminalEntry, TOKEN_COOKIE_DAYS } from "@keyway/shared";
-import { and, count, desc, eq, gt, inArray, lte, ne, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, lte, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import { createBatcher } from "../../infra/batcher.ts";
@@ -166,24 +166,28 @@ export function createSessions(deps: {
     return tokenChecks.submit(token);
   }
 
+  // Built once: on PGlite, building the statement cost as much as running it (decision 205).
+  const callersByHash = db
+    .select({
+      tokenHash: terminals.tokenHash,
+      terminalId: terminals.id,
+      userId: users.id,
+      role: users.role,
+    })
+    .from(terminals)
+    .innerJoin(users, eq(users.id, terminals.userId))
+    .where(
+      and(
+        sql`${terminals.tokenHash} = any(${sql.placeholder("hashes")}::text[])`,
+        gt(terminals.expiresAt, sql.placeholder("now")),
+      ),
+    )
+    .prepare("accounts_callers_by_token_hash");
+
   /** The callers behind several tokens in one query, by token; unknown and expired are absent. */
   async function authenticateMany(tokens: readonly string[]) {
     const tokenOf = new Map(tokens.map((token) => [hashToken(token), token]));
-    const rows = await db
-      .select({
-        tokenHash: terminals.tokenHash,
-        terminalId: terminals.id,
-        userId: users.id,
-        role: users.role,
-      })
-      .from(terminals)
-      .innerJoin(users, eq(users.id, terminals.userId))
-      .where(
-        and(
-          inArray(terminals.tokenHash, [...tokenOf.keys()]),
-          gt(terminals.expiresAt, clock.now()),
-        ),
-      );
+    const rows = await callersByHash.execute({ hashes: [...tokenOf.keys()], now: clock.now() });
     const callers = new Map<string, Omit<(typeof rows)[number], "tokenHash">>();
     for (const { tokenHash, ...caller } of rows) callers.set(tokenOf.get(tokenHash) ?? "", caller);
     return callers;
