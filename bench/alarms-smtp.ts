@@ -6,30 +6,12 @@
  */
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { mailText } from "../apps/server/src/testing/smtp.ts";
 
 const seen = new Set<number>();
 let accepted = 0;
 let duplicates = 0;
 let connections = 0;
-
-/** The message's text, its transfer encoding undone (nodemailer picks base64 or QP). */
-function textOf(raw: string): string {
-  const split = raw.indexOf("\r\n\r\n");
-  const head = raw.slice(0, split);
-  const body = raw.slice(split + 4);
-  if (/content-transfer-encoding:\s*base64/i.test(head))
-    return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(head))
-    return Buffer.from(
-      body
-        .replace(/=\r?\n/g, "")
-        .replace(/=([0-9A-F]{2})/gi, (_, hex: string) =>
-          String.fromCharCode(Number.parseInt(hex, 16)),
-        ),
-      "latin1",
-    ).toString("utf8");
-  return body;
-}
 
 const server = new SMTPServer({
   authOptional: true,
@@ -45,7 +27,7 @@ const server = new SMTPServer({
     const chunks: Buffer[] = [];
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("end", () => {
-      const match = /Bench alarm (\d+)/.exec(textOf(Buffer.concat(chunks).toString("latin1")));
+      const match = /Bench alarm (\d+)/.exec(mailText(Buffer.concat(chunks).toString("latin1")));
       accepted++;
       if (match) {
         const i = Number(match[1]);

@@ -5,9 +5,10 @@ import { and, count, eq, isNotNull } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { openDatabase } from "../apps/server/src/db/client.ts";
-import { smtpTransport } from "../apps/server/src/infra/senders.ts";
+import { createSenders } from "../apps/server/src/infra/senders.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
 import { alarmSends } from "../apps/server/src/modules/alarmPush/schema.ts";
+import { alarmEmail } from "../apps/server/src/modules/alarmPush/texts.ts";
 import { alarms } from "../apps/server/src/modules/alarms/schema.ts";
 import { deviceLinks } from "../apps/server/src/modules/devices/schema.ts";
 import { messages } from "../apps/server/src/modules/messages/schema.ts";
@@ -67,28 +68,29 @@ async function startMailServer() {
 }
 
 /**
- * The peer of the e-mail line: Keyway's SMTP transport alone (nodemailer's pool, 4
- * connections, Nagle off), no queue or database, sending `count` e-mails of an alarm e-mail's
- * size at once to a bench mail server of its own. Its rate is the most this mail server takes
- * over this transport: what the pipeline's e-mail rate is set against.
+ * The peer of the e-mail line: Keyway's e-mail sender alone (the same message building and
+ * nodemailer pool, 4 connections, Nagle off as the pipeline's), no queue or database,
+ * sending `count` alarm e-mails (the pipeline's bilingual text) at once to a bench mail
+ * server of its own. Its rate is the most this mail server takes over this sender: what the
+ * pipeline's e-mail rate is set against.
  */
 async function smtpPeer(count: number) {
   const mail = await startMailServer();
-  const transport = smtpTransport(mail.url);
-  const text = `Device KW-ALARM-000001 raised an alarm: ${"pressure above the set point; ".repeat(8)}`;
+  const senders = createSenders({ smtpUrl: mail.url, mailFrom: "Keyway <alarms@keyway.local>" });
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      transport.sendMail({
-        from: "alarms@keyway.local",
-        to: "owner@example.com",
-        subject: "Keyway alarm",
-        text: `${text}\nPeer mail ${i}`,
-      }),
-    ),
+    Array.from({ length: count }, (_, i) => {
+      const { subject, text } = alarmEmail(null, {
+        device: "KW-ALARM-000001",
+        level: 2,
+        content: `Bench alarm ${i}`,
+        time: new Date().toISOString(),
+      });
+      return senders.email?.({ to: "owner@example.com", subject, text });
+    }),
   );
   const seconds = (performance.now() - started) / 1000;
-  transport.close();
+  senders.close();
   const figures = await mail.figures();
   return { perSecond: figures.accepted / seconds, accepted: figures.accepted };
 }

@@ -2,6 +2,7 @@ import { connect, type Socket } from "node:net";
 import nodemailer from "nodemailer";
 import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
 import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
+import { createMailBuilder } from "./mailMessage.ts";
 import type { SmsProvider } from "./sms.ts";
 
 /**
@@ -87,16 +88,19 @@ export function createSenders(opts: {
   smsProvider?: SmsProvider | null;
 }): Senders {
   const transport = opts.smtpUrl ? smtpTransport(opts.smtpUrl) : null;
+  const mails = createMailBuilder(opts.mailFrom);
   const provider = opts.smsProvider && !opts.smsProvider.local ? opts.smsProvider : null;
   return {
     email: transport
       ? async (m) => {
-          await transport.sendMail({
-            from: opts.mailFrom,
-            to: m.to,
-            subject: m.subject,
-            text: m.text,
-          });
+          await transport.sendMail(
+            mails.build(m.to, m.subject, m.text) ?? {
+              from: opts.mailFrom,
+              to: m.to,
+              subject: m.subject,
+              text: m.text,
+            },
+          );
         }
       : null,
     sms: provider

@@ -6,6 +6,10 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  /** The From header as the parser reads it: `"Name" <address>`. */
+  from: string;
+  /** Every header field's name, lower-case. */
+  headerNames: string[];
 }
 
 /** A real SMTP server on a free loopback port, collecting what it receives. */
@@ -20,7 +24,13 @@ export async function startSmtpServer(port = 0) {
       simpleParser(stream)
         .then((mail) => {
           for (const rcpt of session.envelope.rcptTo) {
-            received.push({ to: rcpt.address, subject: mail.subject ?? "", text: mail.text ?? "" });
+            received.push({
+              to: rcpt.address,
+              subject: mail.subject ?? "",
+              text: mail.text ?? "",
+              from: mail.from?.text ?? "",
+              headerNames: [...mail.headers.keys()],
+            });
           }
           for (const wake of waiters.splice(0)) wake();
           callback();
@@ -52,4 +62,26 @@ export async function startSmtpServer(port = 0) {
     waitFor,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The text of a raw single-part message, its transfer encoding undone (Keyway's alarm
+ * e-mails are base64; nodemailer's composer picks base64 or quoted-printable).
+ */
+export function mailText(raw: string): string {
+  const split = raw.indexOf("\r\n\r\n");
+  const head = raw.slice(0, split);
+  const body = raw.slice(split + 4);
+  if (/content-transfer-encoding:\s*base64/i.test(head))
+    return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
+  if (/content-transfer-encoding:\s*quoted-printable/i.test(head))
+    return Buffer.from(
+      body
+        .replace(/=\r?\n/g, "")
+        .replace(/=([0-9A-F]{2})/gi, (_, hex: string) =>
+          String.fromCharCode(Number.parseInt(hex, 16)),
+        ),
+      "latin1",
+    ).toString("utf8");
+  return body;
 }

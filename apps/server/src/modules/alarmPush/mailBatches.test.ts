@@ -9,6 +9,7 @@ import { createTestDatabase } from "../../db/testing.ts";
 import { ManualClock } from "../../infra/clock.ts";
 import { createSenders } from "../../infra/senders.ts";
 import { outboxSmsProvider } from "../../infra/sms.ts";
+import { mailText } from "../../testing/smtp.ts";
 import { users } from "../accounts/schema.ts";
 import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
@@ -57,7 +58,7 @@ async function mailServer(opts: { dropAt?: number } = {}) {
           for (const c of open) if (c.id === session.id) c._socket.destroy();
           return;
         }
-        const alarm = /Mail batch (\d+)/.exec(raw)?.[1] ?? "?";
+        const alarm = /Mail batch (\d+)/.exec(mailText(raw))?.[1] ?? "?";
         accepted.set(alarm, (accepted.get(alarm) ?? 0) + 1);
         callback();
       });
