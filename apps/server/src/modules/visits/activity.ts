@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { insertUnnest } from "../../db/unnest.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { HttpActivity, ScreenActivity, ScreenCounters, ScreenOpen } from "./activityTypes.ts";
 import { visitActivity } from "./schema.ts";
@@ -79,7 +80,9 @@ export function createActivityRecorder(deps: {
 
   async function insert(rows: Row[]): Promise<void> {
     try {
-      await db.insert(visitActivity).values(rows);
+      // One array per column (db/unnest.ts): drizzle's multi-row VALUES for every relayed
+      // request cost about a quarter of the relay's time on small requests (issue 19).
+      await insertUnnest(db, visitActivity, rows);
     } catch (error) {
       if ((error as { code?: string }).code !== "23503" || rows.length === 1) throw error;
       // A row of a visit that no longer exists (deleted with its device): the others stay.
