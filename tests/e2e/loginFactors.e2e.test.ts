@@ -192,6 +192,17 @@ describe("QR timing on the desktop's clock", () => {
       .not.toBe(before);
     return passed;
   };
+  /**
+   * Waits until the countdown shows a fresh QR's lifetime: after a renewal the old QR's
+   * "active" can still be on screen, and ticking it would move the clock past the new QR's
+   * timers before React sets them (seen under load).
+   */
+  const untilFresh = (page: Page) =>
+    expect
+      .poll(async () =>
+        Number((await page.locator(tid("qr-countdown")).innerText()).match(/\d+/)?.[0]),
+      )
+      .toBeGreaterThan(QR_LOGIN.ttlSeconds - QR_LOGIN.refreshBeforeSeconds);
   /** Moves the desktop's clock to just past a fresh QR's renewal time. */
   const toRenewal = async (page: Page) => {
     const ticked = await untilTicking(page);
@@ -209,6 +220,7 @@ describe("QR timing on the desktop's clock", () => {
       await toRenewal(desk);
       seen.add((await (await issued).json()).hwdata.url);
       await desk.waitForSelector(`${tid("qr-code")}[data-status="active"]`);
+      await untilFresh(desk);
     }
     // Six different QR codes, then no more by itself: expired, with a refresh.
     expect(seen.size).toBe(6);

@@ -51,4 +51,11 @@ describe("alarm e-mails as finished bytes", () => {
     const mail = await smtp.waitFor("named@example.com");
     expect(mail.subject).toBe("报警");
   });
+
+  it("never stop a server that sends no e-mail over a MAIL_FROM without an address", () => {
+    const quiet = createSenders({ mailFrom: "Keyway alarms" });
+    expect(quiet.email).toBeNull();
+    quiet.close();
+    expect(createMailBuilder("Keyway alarms").build("a@example.com", "s", "t")).toBeNull();
+  });
 });

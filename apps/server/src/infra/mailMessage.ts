@@ -2,23 +2,24 @@ import { randomUUID } from "node:crypto";
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
 
 /**
- * Plain-text e-mails as finished bytes, for nodemailer's `raw` (docs/architecture/alarms.md
- * "E-mail"). nodemailer's own composer builds a MIME tree for every message and encodes CJK
+ * Plain-text e-mails as finished bytes, for nodemailer's `raw`
+ * (docs/architecture/alarms.md#sms-e-mail-and-webhooks). nodemailer's own composer builds a MIME tree for every message and encodes CJK
  * text as quoted-printable in JavaScript: at an alarm burst that cost more than the SMTP
  * conversation (decision 206). Here the `From:` line is composed once, by nodemailer, and each
  * message is a few fixed headers with the subject and body in base64 (Node's own encoder), so
  * nothing a device wrote can reach a header or the SMTP conversation.
  */
 export function createMailBuilder(mailFrom: string) {
-  const { fromLine, fromAddress, domain } = composeFrom(mailFrom);
+  const from = composeFrom(mailFrom);
   return {
     /**
      * The message to `to`, with its SMTP envelope; null when `to` is not a plain ASCII
-     * address (an internationalised one or a display name), which nodemailer's full composer
-     * handles instead.
+     * address (an internationalised one or a display name) or MAIL_FROM names no address:
+     * nodemailer's full composer handles those instead (and says what is wrong).
      */
     build(to: string, subject: string, text: string) {
-      if (!PLAIN_ADDRESS.test(to)) return null;
+      if (!from || !PLAIN_ADDRESS.test(to)) return null;
+      const { fromLine, fromAddress, domain } = from;
       const raw = [
         fromLine,
         `To: ${to}`,
@@ -46,7 +47,7 @@ function composeFrom(mailFrom: string) {
   const fields = root.buildHeaders().split(/\r\n(?![ \t])/);
   const fromLine = fields.find((field) => /^from:/i.test(field));
   const fromAddress = root.getEnvelope().from;
-  if (!fromLine || !fromAddress) throw new Error(`MAIL_FROM has no address: ${mailFrom}`);
+  if (!fromLine || !fromAddress) return null;
   return { fromLine, fromAddress, domain: fromAddress.split("@")[1] || "localhost" };
 }
 

@@ -88,13 +88,15 @@ export function createSenders(opts: {
   smsProvider?: SmsProvider | null;
 }): Senders {
   const transport = opts.smtpUrl ? smtpTransport(opts.smtpUrl) : null;
-  const mails = createMailBuilder(opts.mailFrom);
+  // Built only where e-mail goes out: a From line that cannot be composed must not stop a
+  // server that sends no e-mail.
+  const mails = transport ? createMailBuilder(opts.mailFrom) : null;
   const provider = opts.smsProvider && !opts.smsProvider.local ? opts.smsProvider : null;
   return {
     email: transport
       ? async (m) => {
           await transport.sendMail(
-            mails.build(m.to, m.subject, m.text) ?? {
+            mails?.build(m.to, m.subject, m.text) ?? {
               from: opts.mailFrom,
               to: m.to,
               subject: m.subject,

@@ -6,9 +6,9 @@ import {
 } from "@keyway/shared";
 import { and, count, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
-import { isUniqueViolation } from "../devices/sql.ts";
 import type { CameraBindings } from "./bindings.ts";
 import type { CameraChecks } from "./checks.ts";
 import { cameraAccounts } from "./schema.ts";

@@ -1,10 +1,10 @@
 import { type DeviceGroup, GROUP_LIMIT } from "@keyway/shared";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { deviceGroups, deviceLinks } from "./schema.ts";
-import { isUniqueViolation } from "./sql.ts";
 
 export type DeviceGroups = ReturnType<typeof createDeviceGroups>;
 

@@ -2,6 +2,7 @@ import type { CommandPayload } from "@keyway/protocol";
 import { AUDIT_STATE, type DeviceRoleInfo, type Machine } from "@keyway/shared";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import type { Events } from "../../events.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -14,7 +15,6 @@ import type { PersonalLists } from "./lists.ts";
 import { AUTHORITY, toMachine } from "./machine.ts";
 import { deviceByCode, hasAkey } from "./registry.ts";
 import { deviceLinks, devices } from "./schema.ts";
-import { isUniqueViolation } from "./sql.ts";
 
 /** A user's own devices: adding one by code and password, editing, removing, the cloud switch. */
 export function createPersonalMachines(deps: {

@@ -8,12 +8,6 @@ export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** PostgreSQL's unique_violation, directly or as the driver's cause. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return e?.code === "23505" || e?.cause?.code === "23505";
-}
-
 /**
  * A paged list's total from the rows of the page asked for: a page neither full nor empty
  * tells it; only a full page, or an empty one past the first, asks `count` (a window count

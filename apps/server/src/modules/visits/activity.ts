@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { isForeignKeyViolation } from "../../db/errors.ts";
 import { insertUnnest } from "../../db/unnest.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { HttpActivity, ScreenActivity, ScreenCounters, ScreenOpen } from "./activityTypes.ts";
@@ -84,7 +85,7 @@ export function createActivityRecorder(deps: {
       // request cost about a quarter of the relay's time on small requests (issue 19).
       await insertUnnest(db, visitActivity, rows);
     } catch (error) {
-      if ((error as { code?: string }).code !== "23503" || rows.length === 1) throw error;
+      if (!isForeignKeyViolation(error) || rows.length === 1) throw error;
       // A row of a visit that no longer exists (deleted with its device): the others stay.
       for (const row of rows) await insert([row]).catch(() => {});
     }
@@ -97,7 +98,7 @@ export function createActivityRecorder(deps: {
       try {
         await insert(rows);
       } catch (error) {
-        if ((error as { code?: string }).code === "23503") continue; // its visit is gone
+        if (isForeignKeyViolation(error)) continue; // its visit is gone
         // The database is away: the rows wait for the next flush, the oldest go past a bound.
         pending = rows.concat(pending);
         if (pending.length > PENDING_MAX) {

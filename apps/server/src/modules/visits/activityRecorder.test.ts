@@ -77,6 +77,28 @@ describe("the activity recorder", () => {
     expect(await rowsAt("/on-close")).toHaveLength(1);
   });
 
+  it("drops the rows of a visit deleted meanwhile and writes the rest of the batch", async () => {
+    const recorder = createActivityRecorder({
+      db: h.db,
+      clock: h.clock,
+      log: h.app.log,
+      flushMs: 600_000,
+      maxRows: 10,
+    });
+    recorder.http(entry("/kept-before"));
+    recorder.http({ ...entry("/of-a-gone-visit"), visitId: newVisitId() });
+    recorder.http(entry("/kept-after"));
+    await recorder.close();
+    expect(await rowsAt("/kept-before")).toHaveLength(1);
+    expect(await rowsAt("/kept-after")).toHaveLength(1);
+    const gone = await h.db
+      .select()
+      .from(visitActivity)
+      .where(eq(visitActivity.path, "/of-a-gone-visit"));
+    expect(gone).toHaveLength(0);
+    expect(recorder.pending).toBe(0);
+  });
+
   it("completes a screen session still open when the server closes", async () => {
     const recorder = createActivityRecorder({ db: h.db, clock: h.clock, log: h.app.log });
     recorder.screenOpen({
