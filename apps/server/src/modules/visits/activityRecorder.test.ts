@@ -57,14 +57,12 @@ describe("the activity recorder", () => {
     viewOnly: false,
   });
 
+  /** A recorder that writes only when `maxRows` wait, or on close. */
+  const batchRecorder = (maxRows: number) =>
+    createActivityRecorder({ db: h.db, clock: h.clock, log: h.app.log, flushMs: 600_000, maxRows });
+
   it("writes a batch when it is full, and the rest on close", async () => {
-    const recorder = createActivityRecorder({
-      db: h.db,
-      clock: h.clock,
-      log: h.app.log,
-      flushMs: 600_000,
-      maxRows: 3,
-    });
+    const recorder = batchRecorder(3);
     recorder.http(entry("/batch"));
     recorder.http(entry("/batch"));
     await new Promise((r) => setTimeout(r, 200));
@@ -78,13 +76,7 @@ describe("the activity recorder", () => {
   });
 
   it("drops the rows of a visit deleted meanwhile and writes the rest of the batch", async () => {
-    const recorder = createActivityRecorder({
-      db: h.db,
-      clock: h.clock,
-      log: h.app.log,
-      flushMs: 600_000,
-      maxRows: 10,
-    });
+    const recorder = batchRecorder(10);
     recorder.http(entry("/kept-before"));
     recorder.http({ ...entry("/of-a-gone-visit"), visitId: newVisitId() });
     recorder.http(entry("/kept-after"));
