@@ -76,7 +76,7 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
     }
     const offset = (page - 1) * pageSize;
     const rows =
-      conditions.length === 1
+      !filter.groupId && !filter.search
         ? await wholeListPage.execute({ userId, limit: pageSize, offset })
         : await pageQuery(conditions).limit(pageSize).offset(offset);
     const list = await withScreens(

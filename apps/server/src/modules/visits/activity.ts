@@ -1,11 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import { isForeignKeyViolation } from "../../db/errors.ts";
 import { insertUnnest } from "../../db/unnest.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { HttpActivity, ScreenActivity, ScreenCounters, ScreenOpen } from "./activityTypes.ts";
-import { visitActivity } from "./schema.ts";
+import { visitActivity, visits } from "./schema.ts";
 
 export type { ActivityRecorder } from "./activityTypes.ts";
 
@@ -85,9 +85,15 @@ export function createActivityRecorder(deps: {
       // request cost about a quarter of the relay's time on small requests (issue 19).
       await insertUnnest(db, visitActivity, rows);
     } catch (error) {
-      if (!isForeignKeyViolation(error) || rows.length === 1) throw error;
-      // A row of a visit that no longer exists (deleted with its device): the others stay.
-      for (const row of rows) await insert([row]).catch(() => {});
+      if (!isForeignKeyViolation(error)) throw error;
+      // Rows of a visit deleted meanwhile (with its device) go; the others are written in one
+      // statement. Any other failure throws, so the batch waits and nothing is lost.
+      const ids = [...new Set(rows.map((row) => row.visitId))];
+      const live = await db.select({ id: visits.id }).from(visits).where(inArray(visits.id, ids));
+      const liveIds = new Set(live.map((v) => v.id));
+      const kept = rows.filter((row) => liveIds.has(row.visitId));
+      if (kept.length === rows.length) throw error;
+      if (kept.length) await insert(kept);
     }
   }
 
