@@ -274,6 +274,48 @@ describe("portal pages in the browser", () => {
     }
   });
 
+  it("folds the navigation behind the header's menu button on a phone, in both languages", async () => {
+    const context = await platform.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    try {
+      for (const language of ["cn", "en"]) {
+        await platform.logIn(page, undefined, language);
+        // The navigation is folded: the page has the whole width.
+        await page.locator(tid("nav-toggle")).waitFor();
+        expect(await page.isVisible(tid("side-nav"))).toBe(false);
+        // The header stays one line: every link is an icon with its name as a label.
+        const header = await page.locator(".kw-header").boundingBox();
+        expect(header?.height).toBeLessThanOrEqual(57);
+        for (const link of ["header-new-version", "header-api-doc", "header-app-download"]) {
+          const box = await page.locator(tid(link)).boundingBox();
+          expect(box?.height, link).toBeLessThanOrEqual(32);
+          expect((box?.x ?? 0) + (box?.width ?? 0), link).toBeLessThanOrEqual(390);
+          expect(await page.getAttribute(tid(link), "aria-label"), link).toBeTruthy();
+        }
+        const avatar = await page.locator(tid("user-avatar")).boundingBox();
+        expect((avatar?.x ?? 0) + (avatar?.width ?? 0)).toBeLessThanOrEqual(390);
+        // The button opens the navigation over the page; choosing a page folds it again.
+        await page.click(tid("nav-toggle"));
+        await page.locator(tid("side-nav")).waitFor({ state: "visible" });
+        expect(await page.getAttribute(tid("nav-toggle"), "aria-expanded")).toBe("true");
+        await settle(page, 400);
+        await page.screenshot({ path: `/tmp/kw-portal-phone-nav-${language}.png` });
+        // A tap beside it folds it; the button opens it again.
+        await page.mouse.click(360, 500);
+        await expect.poll(() => page.isVisible(tid("side-nav"))).toBe(false);
+        await page.click(tid("nav-toggle"));
+        await page.locator(tid("side-nav")).waitFor({ state: "visible" });
+        await page.click(tid("nav-cloudmap"));
+        await page.locator(tid("cloud-map-page")).waitFor();
+        await expect.poll(() => page.isVisible(tid("side-nav"))).toBe(false);
+        await page.screenshot({ path: `/tmp/kw-portal-phone-map-${language}.png` });
+        await page.context().clearCookies();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it("shows each brand its own apps, versions and QR codes", async () => {
     const context = await platform.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

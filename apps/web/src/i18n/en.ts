@@ -1252,6 +1252,7 @@ const en = {
       newVersion: "New version",
       apiDoc: "API docs",
       appDownload: "App download",
+      menu: "Navigation menu",
     },
   },
   ezviz: {

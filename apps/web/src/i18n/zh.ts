@@ -1209,6 +1209,7 @@ const zh: Messages = {
       newVersion: "新版本",
       apiDoc: "API 文档",
       appDownload: "应用下载",
+      menu: "导航菜单",
     },
   },
   ezviz: {

@@ -667,15 +667,28 @@ describe("keyway-agent forward", () => {
       const localPort = Number(/forwarding 127\.0\.0\.1:(\d+)/.exec(output.join(""))?.[1]);
       const socket: Socket = connect(localPort, "127.0.0.1");
       const payload = Buffer.from(`modbus-ish ${"z".repeat(100_000)}`);
+      // Bounded, and a closed socket fails at once: a stall says where it stalled and what
+      // the forward printed (it once ran out the test's time under a full run's load).
       const back = await new Promise<Buffer>((done, fail) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const stop = (why: string) =>
+          fail(
+            new Error(
+              `${why} after ${size} of ${payload.length} bytes; forward said: ${output.join("")}`,
+            ),
+          );
+        const timer = setTimeout(() => stop("no echo in 30 s"), 30_000);
         socket.on("data", (c: Buffer) => {
           chunks.push(c);
           size += c.length;
-          if (size >= payload.length) done(Buffer.concat(chunks));
+          if (size >= payload.length) {
+            clearTimeout(timer);
+            done(Buffer.concat(chunks));
+          }
         });
-        socket.on("error", fail);
+        socket.on("error", (error) => stop(`socket error ${error.message}`));
+        socket.on("close", () => stop("socket closed"));
         socket.write(payload);
       });
       expect(back.equals(payload)).toBe(true);
@@ -702,5 +715,5 @@ describe("keyway-agent forward", () => {
     } finally {
       child.kill("SIGTERM");
     }
-  });
+  }, 120_000);
 });

@@ -1,6 +1,12 @@
-import { ApiOutlined, DownOutlined, MobileOutlined, RocketOutlined } from "@ant-design/icons";
+import {
+  ApiOutlined,
+  DownOutlined,
+  MenuOutlined,
+  MobileOutlined,
+  RocketOutlined,
+} from "@ant-design/icons";
 import type { UserInfo } from "@keyway/shared";
-import { Avatar, Popover, Skeleton, Typography } from "antd";
+import { Avatar, Button, Popover, Skeleton, Typography } from "antd";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useClientConfig } from "../../api/portal.ts";
@@ -12,15 +18,39 @@ import { LANDING_ROUTE, PATHS } from "../../paths.ts";
 import { initialsOf, UserInfoPanel } from "./UserInfoPanel.tsx";
 import { useLogout } from "./useLogout.ts";
 
-/** Header: brand logo and name, language switchers, user name with avatar (SPEC §2). */
-export function AppHeader({ user }: { user: UserInfo | undefined }) {
+/**
+ * Header: brand logo and name, language switchers, user name with avatar (SPEC §2). On a
+ * narrow window it also carries the button that opens the folded navigation.
+ */
+export function AppHeader({
+  user,
+  onToggleNav,
+  navOpen = false,
+}: {
+  user: UserInfo | undefined;
+  onToggleNav?: () => void;
+  navOpen?: boolean;
+}) {
+  const { t } = useLang();
   const [open, setOpen] = useState(false);
   const { logout, pending } = useLogout();
   return (
     <header className="kw-header">
-      <Link to={LANDING_ROUTE} className="kw-header-brand">
-        <BrandLogo size={32} />
-      </Link>
+      <div className="kw-header-left">
+        {onToggleNav && (
+          <Button
+            type="text"
+            icon={<MenuOutlined />}
+            aria-label={t("portal.header.menu")}
+            aria-expanded={navOpen}
+            onClick={onToggleNav}
+            data-testid="nav-toggle"
+          />
+        )}
+        <Link to={LANDING_ROUTE} className="kw-header-brand">
+          <BrandLogo size={32} />
+        </Link>
+      </div>
       <div className="kw-header-right">
         <HeaderLinks />
         <LanguageSwitch />
@@ -77,8 +107,10 @@ function HeaderLinks() {
           target="_blank"
           rel="noopener"
           data-testid="header-new-version"
+          aria-label={t("portal.header.newVersion")}
         >
-          <RocketOutlined /> {t("portal.header.newVersion")}
+          <RocketOutlined />{" "}
+          <span className="kw-header-link-text">{t("portal.header.newVersion")}</span>
         </Typography.Link>
       )}
       <Typography.Link
@@ -86,11 +118,18 @@ function HeaderLinks() {
         target="_blank"
         rel="noopener"
         data-testid="header-api-doc"
+        aria-label={t("portal.header.apiDoc")}
       >
-        <ApiOutlined /> {t("portal.header.apiDoc")}
+        <ApiOutlined /> <span className="kw-header-link-text">{t("portal.header.apiDoc")}</span>
       </Typography.Link>
-      <Link to={PATHS.appDownload} className="ant-typography" data-testid="header-app-download">
-        <MobileOutlined /> {t("portal.header.appDownload")}
+      <Link
+        to={PATHS.appDownload}
+        className="ant-typography"
+        data-testid="header-app-download"
+        aria-label={t("portal.header.appDownload")}
+      >
+        <MobileOutlined />{" "}
+        <span className="kw-header-link-text">{t("portal.header.appDownload")}</span>
       </Link>
     </nav>
   );

@@ -1,5 +1,5 @@
-import { Layout, Spin } from "antd";
-import { Suspense } from "react";
+import { Grid, Layout, Spin } from "antd";
+import { Suspense, useEffect, useState } from "react";
 import { Navigate, Outlet, useLocation } from "react-router";
 import { useUserInfo } from "../../api/hooks.ts";
 import { isTvMode } from "../../lib/deviceKind.ts";
@@ -33,20 +33,32 @@ function SignedInLayout({
   const { pathname, search } = useLocation();
   // TV-box mode (SPEC §2): no navigation, and the device list is the device wall.
   const tv = isTvMode(search);
+  // Below Ant Design's "lg" breakpoint the navigation folds away behind the header's menu
+  // button and opens over the page; it folds again on every navigation.
+  const narrow = Grid.useBreakpoint().lg === false;
+  const [navOpen, setNavOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new location closes the menu.
+  useEffect(() => setNavOpen(false), [pathname, search]);
+  const toggleNav = narrow && !tv ? () => setNavOpen((open) => !open) : undefined;
   return (
     <Layout className={tv ? "kw-main kw-tv" : "kw-main"} data-tv={tv ? 1 : 0}>
-      <AppHeader user={user} />
+      <AppHeader user={user} onToggleNav={toggleNav} navOpen={navOpen} />
       <Layout>
         {!tv && (
           <Layout.Sider
             width={224}
             theme="light"
-            breakpoint="lg"
+            collapsed={narrow && !navOpen}
             collapsedWidth={0}
-            className="kw-sider"
+            trigger={null}
+            className={narrow ? "kw-sider kw-sider-over" : "kw-sider"}
           >
             <SideNav pages={pages} />
           </Layout.Sider>
+        )}
+        {narrow && navOpen && (
+          // A tap beside the open navigation folds it, as a drawer's mask does.
+          <div className="kw-nav-mask" aria-hidden onClick={() => setNavOpen(false)} />
         )}
         <Layout.Content className="kw-content">
           <Suspense fallback={<Spin className="kw-page-spin" />}>

@@ -68,6 +68,9 @@ export function SideNav({ pages }: { pages: ReadonlySet<string> }) {
       </div>
       <Menu
         mode="inline"
+        // Folded away on a narrow window, not shrunk to icons: no hover names over the page.
+        inlineCollapsed={false}
+        tooltip={false}
         className="kw-sidenav-menu"
         selectedKeys={selected ? [selected] : []}
         items={entries.map((entry) => ({
