@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, openSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,7 +18,19 @@ const PROFILE = process.env.BENCH_PROFILE
 export interface StartedServer {
   port: number;
   token: string;
+  /** CPU time (user + system) the server's process has used so far, in ms. */
+  cpuMs: () => number;
   stop: () => Promise<void>;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+
+/** A process's user + system CPU time in ms, from /proc (fields 14 and 15, after the name). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
 }
 
 async function freePort(): Promise<number> {
@@ -113,7 +125,7 @@ export async function startServer(logLevel: "info" | "silent"): Promise<StartedS
     }).catch(() => null);
     if (login?.status === 200) {
       const token = JSON.parse(login.body).hwdata?.result?.token as string | undefined;
-      if (token) return { port, token, stop };
+      if (token) return { port, token, cpuMs: () => cpuMsOf(child.pid ?? 0), stop };
     }
     if (Date.now() > giveUp) {
       await stop();
@@ -156,9 +168,14 @@ export async function fixedRate(server: StartedServer, rate: number, seconds: nu
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
 }
 
-/** Closed loop: `concurrency` callers back to back; calls answered per second. */
+/**
+ * Closed loop: `concurrency` callers back to back; calls answered per second, and the server's
+ * CPU time per call (steadier than the rate on a shared machine: others take wall time, not
+ * the server's CPU time).
+ */
 export async function maxRate(server: StartedServer, concurrency: number, seconds: number) {
   let done = 0;
+  const cpuBefore = server.cpuMs();
   const end = performance.now() + seconds * 1000;
   const caller = async () => {
     while (performance.now() < end) {
@@ -168,5 +185,8 @@ export async function maxRate(server: StartedServer, concurrency: number, second
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: concurrency }, caller));
-  return done / ((performance.now() - start) / 1000);
+  return {
+    perSecond: done / ((performance.now() - start) / 1000),
+    cpuMsPerCall: (server.cpuMs() - cpuBefore) / done,
+  };
 }

@@ -242,25 +242,34 @@ async function rate() {
       names.map((n) => [n, { p50: [] as number[], p99: [] as number[] }]),
     );
     const most = Object.fromEntries(names.map((n) => [n, [] as number[]]));
+    const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]]));
+    // Unrecorded: the first flat-out seconds of a fresh server compile and grow its heap, which
+    // cost it a fifth more CPU per call than the rounds after.
+    for (const name of names) await maxRate(servers[name], 16, 3);
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of round % 2 ? [...names].reverse() : names) {
         const f = await fixedRate(servers[name], RATE, SECONDS);
         fixed[name].p50.push(f.p50);
         fixed[name].p99.push(f.p99);
-        most[name].push(await maxRate(servers[name], 16, SECONDS / 2));
+        const flatOut = await maxRate(servers[name], 16, SECONDS / 2);
+        most[name].push(flatOut.perSecond);
+        cpu[name].push(flatOut.cpuMsPerCall);
       }
     }
     console.log(
-      `devices: POST /api/machine/select as npm start serves it (main.ts, PGlite, demo seed: 1 device), ${ROUNDS} alternating rounds of ${SECONDS} s at ${RATE}/s and ${SECONDS / 2} s flat out (16 callers); medians of the rounds; load average ${loadavg()[0].toFixed(1)}`,
+      `devices: POST /api/machine/select as npm start serves it (main.ts, PGlite, demo seed: 1 device), after 3 s flat out to warm each, ${ROUNDS} alternating rounds of ${SECONDS} s at ${RATE}/s and ${SECONDS / 2} s flat out (16 callers); medians of the rounds; load average ${loadavg()[0].toFixed(1)}`,
     );
     for (const name of Object.keys(servers)) {
       console.log(
-        `  ${name}: at ${RATE}/s p50 ${fmt(percentile(fixed[name].p50, 50))}, p99 ${fmt(percentile(fixed[name].p99, 50))} (worst round ${fmt(Math.max(...fixed[name].p99))}); most ${percentile(most[name], 50).toFixed(0)} calls/s`,
+        `  ${name}: at ${RATE}/s p50 ${fmt(percentile(fixed[name].p50, 50))}, p99 ${fmt(percentile(fixed[name].p99, 50))} (worst round ${fmt(Math.max(...fixed[name].p99))}); most ${percentile(most[name], 50).toFixed(0)} calls/s, server CPU ${percentile(cpu[name], 50).toFixed(3)} ms a call (rounds ${cpu[name].map((c) => c.toFixed(3)).join(", ")})`,
       );
     }
     const [on, off] = [percentile(most["log on "], 50), percentile(most["log off"], 50)];
+    const [cpuOn, cpuOff] = [percentile(cpu["log on "], 50), percentile(cpu["log off"], 50)];
+    // The cost is the server's CPU per call with the log against without; the rate's ratio
+    // swings with whatever else the shared machine runs meanwhile.
     console.log(
-      `  request log cost: ${((off / on - 1) * 100).toFixed(1)} % more time per call (calls/s off/on ${(off / on).toFixed(2)}x)`,
+      `  request log cost: ${((cpuOn / cpuOff - 1) * 100).toFixed(1)} % more server CPU per call (calls/s off/on ${(off / on).toFixed(2)}x, ${((off / on - 1) * 100).toFixed(1)} %)`,
     );
   } finally {
     for (const server of Object.values(servers)) await server.stop();

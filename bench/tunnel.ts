@@ -6,6 +6,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { AgentHello } from "@keyway/protocol";
 import { eq } from "drizzle-orm";
+import { buildAgent } from "../apps/agent/build.mjs";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
@@ -102,9 +103,10 @@ export interface Relay {
 }
 
 /**
- * One node for the relay benches: the server in this process (+ PGlite), the real agent CLI in
- * its own process with its tunnel straight to it (ws://, `agentArgs` added to its command
- * line), the demo user signed in. Resolves once the agent's hello satisfies `ready`.
+ * One node for the relay benches: the server in this process (+ PGlite), the agent as it
+ * ships (its bundle, built here, run as keyway-agent.service runs it) in its own process with
+ * its tunnel straight to the server (ws://, `agentArgs` added to its command line), the demo
+ * user signed in. Resolves once the agent's hello satisfies `ready`.
  */
 export async function startNodeWithAgent(
   agentArgs: string[],
@@ -132,13 +134,15 @@ export async function startNodeWithAgent(
     .select({ id: devices.id })
     .from(devices)
     .where(eq(devices.code, demo.machineCode));
+  // Built into the node's own folder: a bench never overwrites the repository's dist/.
+  const bundle = path.join(dataDir, "keyway-agent.mjs");
+  await buildAgent(bundle);
   const agent = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
+      "--max-semi-space-size=1",
       ...PROFILE,
-      "apps/agent/src/cli.ts",
+      bundle,
       "run",
       "--server",
       `ws://127.0.0.1:${port}/mqtt`,

@@ -85,6 +85,25 @@ describe("insertUnnest", () => {
     expect(await database.db.select().from(alarms).where(eq(alarms.uid, "a8"))).toEqual([]);
   });
 
+  it("stores the rows and hands back none when told nothing is wanted back", async () => {
+    const returned = await insertUnnest(
+      database.db,
+      alarms,
+      [alarm("q1", "quiet one"), alarm("q2", "quiet two")],
+      { returning: false },
+    );
+    expect(returned).toEqual([]);
+    const stored = await database.db
+      .select({ uid: alarms.uid, content: alarms.content })
+      .from(alarms)
+      .where(eq(alarms.deviceId, deviceId))
+      .orderBy(asc(alarms.uid));
+    expect(stored.filter((r) => r.uid.startsWith("q"))).toEqual([
+      { uid: "q1", content: "quiet one" },
+      { uid: "q2", content: "quiet two" },
+    ]);
+  });
+
   it("refuses a conflict when not asked to skip it", async () => {
     await expect(insertUnnest(database.db, alarms, [alarm("a1", "twice")])).rejects.toThrow();
   });

@@ -8,13 +8,14 @@ import type { Db } from "./client.ts";
  * (37 % of the alarm pipeline's CPU, docs/performance.md "alarms"); this builds one statement
  * whatever the batch's size. A column some rows give and others lack takes, in those, its
  * default as drizzle knows it (a value or a function; null when nullable); values go through
- * each column's own driver mapping, and rows come back mapped by it.
+ * each column's own driver mapping, and rows come back mapped by it (none with
+ * `returning: false`, for a writer that needs nothing back).
  */
 export async function insertUnnest<T extends PgTable>(
   db: Db,
   table: T,
   rows: readonly T["$inferInsert"][],
-  options: { onConflictDoNothing?: boolean } = {},
+  options: { onConflictDoNothing?: boolean; returning?: boolean } = {},
 ): Promise<T["$inferSelect"][]> {
   if (rows.length === 0) return [];
   const columns = getTableColumns(table) as Record<string, PgColumn>;
@@ -41,9 +42,11 @@ export async function insertUnnest<T extends PgTable>(
     sql`, `,
   );
   const conflict: SQL = options.onConflictDoNothing ? sql` on conflict do nothing` : sql``;
+  const returning: SQL = options.returning === false ? sql`` : sql` returning *`;
   const result = await db.execute(
-    sql`insert into ${table} (${names}) select * from unnest(${arrays})${conflict} returning *`,
+    sql`insert into ${table} (${names}) select * from unnest(${arrays})${conflict}${returning}`,
   );
+  if (options.returning === false) return [];
   const byName = new Map(
     Object.entries(columns).map(([key, column]) => [column.name, { key, column }]),
   );

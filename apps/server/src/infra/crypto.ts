@@ -1,8 +1,8 @@
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
+  hash as digest,
   randomBytes,
   randomInt,
 } from "node:crypto";
@@ -30,7 +30,8 @@ export function newToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  // One call, no Hash object: a relayed request hashes its visit cookie (issue 19).
+  return digest("sha256", token, "hex");
 }
 
 export function randomDigits(count: number): string {
