@@ -12,7 +12,7 @@ import { percentile } from "./stats.ts";
  *   and their RSS once idle; beside them the same build's first start without the template,
  *   which runs PGlite's own initdb (as every first start did before);
  * - the device agent with its MQTT session and its tunnel up and idle: its one build
- *   (dist/keyway-agent.mjs, with --max-semi-space-size=1 as the systemd unit and `npm start`
+ *   (dist/keyway-agent.mjs, with --max-semi-space-size=8 as the systemd unit and `npm start`
  *   run it, and plain), beside the agent as the tests run it (sources through tsx), and a bare
  *   mqtt.js client that only connects: the floor of any agent on Node.js and mqtt.js.
  *   (mosquitto_sub, a C client, is not a peer: it takes the password on its command line only.)
@@ -191,7 +191,11 @@ export async function run(): Promise<void> {
   const initdbDataDir = mkdtempSync(join(tmpdir(), "kw-footprint-initdb-"));
   const initdbBuild = buildWithoutTemplate();
   const peers: Peer[] = [
-    agentPeer("agent bundle, --max-semi-space-size=1 (keyway-agent.service, npm start)", [
+    agentPeer("agent bundle, --max-semi-space-size=8 (keyway-agent.service, npm start)", [
+      "--max-semi-space-size=8",
+      "apps/agent/dist/keyway-agent.mjs",
+    ]),
+    agentPeer("agent bundle, --max-semi-space-size=1 (the flag before decision 208)", [
       "--max-semi-space-size=1",
       "apps/agent/dist/keyway-agent.mjs",
     ]),

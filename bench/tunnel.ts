@@ -1,5 +1,5 @@
 import { type ChildProcess, fork, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -20,6 +20,8 @@ export const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
 export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** The agent's young generation as keyway-agent.service sets it; BENCH_AGENT_SEMI tries another. */
+const AGENT_SEMI = Number(process.env.BENCH_AGENT_SEMI ?? 8);
 /** BENCH_PROFILE=<dir>: every process writes a CPU profile there (open in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE
   ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
@@ -99,7 +101,15 @@ export interface Relay {
   port: number;
   host: string;
   cookie: string;
+  /** The agent process's peak RSS so far (VmHWM), in MiB. */
+  agentPeakMiB(): number;
   stop(): Promise<void>;
+}
+
+/** A process's peak resident memory (VmHWM from /proc/<pid>/status) in MiB. */
+function peakMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
 /**
@@ -140,7 +150,7 @@ export async function startNodeWithAgent(
   const agent = spawn(
     process.execPath,
     [
-      "--max-semi-space-size=1",
+      `--max-semi-space-size=${AGENT_SEMI}`,
       ...PROFILE,
       bundle,
       "run",
@@ -185,7 +195,8 @@ export async function startNodeWithAgent(
       },
     });
     const token = login.json().hwdata.result.token as string;
-    return { app, port, deviceId: device.id, token, stop };
+    const agentPeakMiB = () => peakMiB(agent.pid ?? 0);
+    return { app, port, deviceId: device.id, token, agentPeakMiB, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -195,7 +206,7 @@ export async function startNodeWithAgent(
 /** The single-node relay with a visit issued to the demo user and its cookie claimed. */
 export async function startSingleNode(targetPort: number): Promise<Relay> {
   const node = await startNodeWithAgent(["--target", `127.0.0.1:${targetPort}`]);
-  const { app, port, deviceId, token, stop } = node;
+  const { app, port, deviceId, token, agentPeakMiB, stop } = node;
   try {
     const issued = await app.inject({
       method: "POST",
@@ -216,7 +227,7 @@ export async function startSingleNode(targetPort: number): Promise<Relay> {
         )
         .on("error", reject);
     });
-    return { port, host: visit.host, cookie, stop };
+    return { port, host: visit.host, cookie, agentPeakMiB, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -246,7 +257,7 @@ const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,relay").split(",");
  * Remote access throughput and latency: a 1 GiB download and small requests from a client
  * process to a target process (the device's web server) three ways — directly over loopback,
  * through OpenSSH's `ssh -R` (a private sshd and ssh, aes128-gcm: the peer), and through the
- * relay (server in this process, the real agent CLI in its own) with a visit cookie on a
+ * relay (server in this process, the agent's bundle as shipped in its own) with a visit cookie on a
  * visit host — in alternating rounds. Up to five processes share this machine's cores.
  * `--deploy` (bench/tunnel-deploy.ts): through nginx and two server processes instead.
  */
@@ -293,6 +304,7 @@ export async function run(options: { deploy?: boolean } = {}) {
   const relay = pick(runs.relay);
   const direct = pick(runs.direct);
   const peer = pick(runs.ssh);
+  const agentPeak = relayNode.agentPeakMiB();
 
   target.stop();
   await relayNode.stop();
@@ -314,6 +326,6 @@ export async function run(options: { deploy?: boolean } = {}) {
     `  added small-request p50 over direct: Keyway +${(relay.p50 - direct.p50).toFixed(3)} ms, ssh +${(peer.p50 - direct.p50).toFixed(3)} ms; p99 Keyway +${(relay.p99 - direct.p99).toFixed(3)} ms, ssh +${(peer.p99 - direct.p99).toFixed(3)} ms`,
   );
   console.log(
-    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,
+    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI}); rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,
   );
 }

@@ -1,6 +1,6 @@
 // The server and the agent as plain JavaScript (`npm run build` runs this after the web
 // app's vite build), so that production starts them with `node apps/server/dist/main.js` and
-// `node --max-semi-space-size=1 apps/agent/dist/keyway-agent.mjs`: no tsx, no devDependency at
+// `node --max-semi-space-size=8 apps/agent/dist/keyway-agent.mjs`: no tsx, no devDependency at
 // run time.
 //
 // The server: esbuild bundles each entry with our TypeScript and the workspace packages it uses

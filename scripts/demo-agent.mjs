@@ -9,7 +9,7 @@ import path from "node:path";
  * one file a device runs, with the flag that keeps V8's young generation small (decision 195).
  */
 export const SOURCE_AGENT = ["--import", "tsx", "apps/agent/src/cli.ts"];
-export const BUILT_AGENT = ["--max-semi-space-size=1", "apps/agent/dist/keyway-agent.mjs"];
+export const BUILT_AGENT = ["--max-semi-space-size=8", "apps/agent/dist/keyway-agent.mjs"];
 
 /**
  * `demo` is demo-agent.json as the server writes it ({server, tunnel, machineCode,

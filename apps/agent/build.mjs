@@ -1,6 +1,6 @@
 // The agent as one self-contained ES module, dist/keyway-agent.mjs: its only build (`npm run
 // build` makes it through scripts/build.mjs; `npm run build -w @keyway/agent` alone), what the
-// systemd unit, `npm start` and `npx keyway-agent` run, with `--max-semi-space-size=1` where
+// systemd unit, `npm start` and `npx keyway-agent` run, with `--max-semi-space-size=8` where
 // node is started for it. Our TypeScript, @keyway/protocol and the npm packages (mqtt, ws)
 // bundled together, so that a device needs Node.js 20 and this one file, no node_modules. One
 // file is also less memory: what the agent does not use is left out (see below), and Node

@@ -75,7 +75,7 @@ describe("deploy/systemd units", () => {
       expect(s.EnvironmentFile?.[0]).toMatch(/^\/etc\/keyway\/(server|agent)\.env$/);
       // The agent: its one bundled file, V8's young generation kept small (decision 195).
       expect(one("ExecStart")).toMatch(
-        /^\/usr\/bin\/node (\/opt\/keyway\/apps\/server\/dist\/main\.js|--max-semi-space-size=1 \/opt\/keyway\/apps\/agent\/dist\/keyway-agent\.mjs)( |$)/,
+        /^\/usr\/bin\/node (\/opt\/keyway\/apps\/server\/dist\/main\.js|--max-semi-space-size=8 \/opt\/keyway\/apps\/agent\/dist\/keyway-agent\.mjs)( |$)/,
       );
     }
     // The server's one writable place is DATA_DIR of the example settings.
