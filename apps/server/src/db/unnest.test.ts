@@ -4,7 +4,7 @@ import { alarms } from "../modules/alarms/schema.ts";
 import { devices } from "../modules/devices/schema.ts";
 import type { Database } from "./client.ts";
 import { createTestDatabase } from "./testing.ts";
-import { insertUnnest } from "./unnest.ts";
+import { anyOf, insertUnnest } from "./unnest.ts";
 
 let database: Database;
 let deviceId: number;
@@ -102,6 +102,23 @@ describe("insertUnnest", () => {
       { uid: "q1", content: "quiet one" },
       { uid: "q2", content: "quiet two" },
     ]);
+  });
+
+  it("finds exactly the listed rows by one array parameter, and none for an empty list", async () => {
+    const rows = await insertUnnest(database.db, alarms, [
+      alarm("any1", "one"),
+      alarm("any2", "two"),
+      alarm("any3", "three"),
+    ]);
+    const ids = [rows[0].id, rows[2].id];
+    const found = await database.db
+      .select({ uid: alarms.uid })
+      .from(alarms)
+      .where(anyOf(alarms.id, ids))
+      .orderBy(asc(alarms.uid));
+    expect(found.map((r) => r.uid)).toEqual(["any1", "any3"]);
+    const none = await database.db.select().from(alarms).where(anyOf(alarms.id, []));
+    expect(none).toEqual([]);
   });
 
   it("refuses a conflict when not asked to skip it", async () => {

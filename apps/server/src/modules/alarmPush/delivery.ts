@@ -1,7 +1,8 @@
 import { HW, type HwKey, hwMessage, maskPhone } from "@keyway/shared";
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { SmsNotSent } from "../../infra/sms.ts";
 import type { Notifier } from "../notify/service.ts";
@@ -134,7 +135,7 @@ export function createDelivery(deps: {
         updatedAt: clock.now(),
         lastError: null,
       })
-      .where(and(inArray(alarmSends.id, sendIds), eq(alarmSends.status, "sending")));
+      .where(and(anyOf(alarmSends.id, sendIds), eq(alarmSends.status, "sending")));
   }
 
   /**
@@ -199,7 +200,7 @@ export function createDelivery(deps: {
       })
       .where(
         and(
-          inArray(alarmSends.id, sendIds),
+          anyOf(alarmSends.id, sendIds),
           eq(alarmSends.channel, "email"),
           eq(alarmSends.status, "pending"),
         ),

@@ -1,7 +1,7 @@
-import { and, eq, gte, inArray, isNull } from "drizzle-orm";
+import { and, eq, gte, isNull } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
-import { insertUnnest } from "../../db/unnest.ts";
+import { anyOf, insertUnnest } from "../../db/unnest.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { type Alarm, alarms } from "../alarms/schema.ts";
@@ -42,7 +42,7 @@ export function createDispatch(deps: {
    */
   async function dispatchAll(alarmIds: number[]): Promise<number[]> {
     if (alarmIds.length === 0) return [];
-    const stored = await db.select().from(alarms).where(inArray(alarms.id, alarmIds));
+    const stored = await db.select().from(alarms).where(anyOf(alarms.id, alarmIds));
     if (stored.length === 0) return [];
     const recipients = await readRecipients(
       db,

@@ -1,5 +1,6 @@
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
 import { users } from "../accounts/schema.ts";
 import { devices } from "../devices/schema.ts";
 import type { DeviceRecipients, Permissions } from "../permissions/service.ts";
@@ -22,9 +23,9 @@ export async function readRecipients(
 ) {
   const ids = [...new Set(deviceIds)];
   const [deviceRows, byDevice, switches] = await Promise.all([
-    db.select().from(devices).where(inArray(devices.id, ids)),
+    db.select().from(devices).where(anyOf(devices.id, ids)),
     permissions.recipients(ids),
-    db.select().from(deviceSmsSwitches).where(inArray(deviceSmsSwitches.deviceId, ids)),
+    db.select().from(deviceSmsSwitches).where(anyOf(deviceSmsSwitches.deviceId, ids)),
   ]);
   const all = [...byDevice.values()];
   const eids = [...new Set(all.flatMap((r) => r.holders.map((h) => h.eid)))];

@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
 import { alarms } from "./schema.ts";
 
 /**
@@ -25,7 +26,7 @@ export async function claimForInbox(tx: Db, alarmIds: number[], now: Date): Prom
   const claimed = await tx
     .update(alarms)
     .set({ messagedAt: now })
-    .where(and(inArray(alarms.id, alarmIds), isNull(alarms.messagedAt)))
+    .where(and(anyOf(alarms.id, alarmIds), isNull(alarms.messagedAt)))
     .returning({ id: alarms.id });
   return new Set(claimed.map((c) => c.id));
 }

@@ -2,6 +2,7 @@ import type { PushMessage } from "@keyway/protocol";
 import { MESSAGE_TYPE } from "@keyway/shared";
 import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
 import { createBatcher } from "../../infra/batcher.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { awaitingInbox, claimForInbox } from "../alarms/marks.ts";
@@ -58,7 +59,7 @@ export function createAlarmInbox(deps: {
       db
         .select({ id: devices.id, code: devices.code })
         .from(devices)
-        .where(inArray(devices.id, deviceIds)),
+        .where(anyOf(devices.id, deviceIds)),
     ]);
     const codes = new Map(deviceRows.map((d) => [d.id, d.code]));
     const told = await db.transaction(async (tx) => {

@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
 import { deviceLinks } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers } from "../enterprises/schema.ts";
 import { seesHeldDevice } from "./scopes.ts";
@@ -52,7 +53,7 @@ export function createRecipients(db: Db) {
           name: deviceLinks.name,
         })
         .from(deviceLinks)
-        .where(and(inArray(deviceLinks.deviceId, ids), eq(deviceLinks.receivesAlarms, true)))
+        .where(and(anyOf(deviceLinks.deviceId, ids), eq(deviceLinks.receivesAlarms, true)))
         .orderBy(asc(deviceLinks.id)),
       db
         .select({
@@ -70,7 +71,7 @@ export function createRecipients(db: Db) {
           enterpriseMembers,
           eq(enterpriseMembers.enterpriseId, enterpriseDevices.enterpriseId),
         )
-        .where(inArray(enterpriseDevices.deviceId, ids))
+        .where(anyOf(enterpriseDevices.deviceId, ids))
         .orderBy(asc(enterpriseDevices.enterpriseId), asc(enterpriseMembers.userId)),
     ]);
     const of = (deviceId: number) => {
