@@ -282,7 +282,7 @@ describe("portal pages in the browser", () => {
         await platform.logIn(page, undefined, language);
         // The navigation is folded: the page has the whole width.
         await page.locator(tid("nav-toggle")).waitFor();
-        expect(await page.isVisible(tid("side-nav"))).toBe(false);
+        await expect.poll(() => page.isVisible(tid("side-nav"))).toBe(false);
         // The header stays one line: every link is an icon with its name as a label.
         const header = await page.locator(".kw-header").boundingBox();
         expect(header?.height).toBeLessThanOrEqual(57);
