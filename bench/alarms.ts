@@ -5,7 +5,8 @@ import { and, count, eq, isNotNull } from "drizzle-orm";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { openDatabase } from "../apps/server/src/db/client.ts";
-import { createSenders } from "../apps/server/src/infra/senders.ts";
+import { createMailBuilder } from "../apps/server/src/infra/mailMessage.ts";
+import { createSenders, smtpTransport } from "../apps/server/src/infra/senders.ts";
 import { users } from "../apps/server/src/modules/accounts/schema.ts";
 import { alarmSends } from "../apps/server/src/modules/alarmPush/schema.ts";
 import { alarmEmail } from "../apps/server/src/modules/alarmPush/texts.ts";
@@ -19,7 +20,7 @@ import { forkLoad, insertBenchDevices } from "./fixtures.ts";
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
-/** E-mails the SMTP peer sends (nodemailer's pool alone, to a mail server of its own). */
+/** E-mails each SMTP peer sends (a sender alone, to a mail server of its own). */
 const PEER_MAILS = Number(process.env.BENCH_PEER_MAILS ?? 20_000);
 const PREFIX = "KW-ALARM-";
 const SECRET = "bench-alarm-secret";
@@ -68,15 +69,19 @@ async function startMailServer() {
 }
 
 /**
- * The peer of the e-mail line: Keyway's e-mail sender alone (the same message building and
- * nodemailer pool, 4 connections, Nagle off as the pipeline's), no queue or database,
- * sending `count` alarm e-mails (the pipeline's bilingual text) at once to a bench mail
- * server of its own. Its rate is the most this mail server takes over this sender: what the
- * pipeline's e-mail rate is set against.
+ * The peers of the e-mail line: an e-mail sender alone, no queue or database, sending `count`
+ * alarm e-mails (the pipeline's bilingual text, built as finished bytes) at once to a bench
+ * mail server of its own. "keyway": Keyway's own sender (the pipelining pool, 4 connections):
+ * the most this mail server takes over it, what the pipeline's e-mail rate is set against.
+ * "nodemailer": nodemailer's pool with the same bytes, connections and Nagle off: the sender a
+ * Node service would pick, and what Keyway sent through before decision 209.
  */
-async function smtpPeer(count: number) {
+async function smtpPeer(count: number, via: "keyway" | "nodemailer") {
   const mail = await startMailServer();
-  const senders = createSenders({ smtpUrl: mail.url, mailFrom: "Keyway <alarms@keyway.local>" });
+  const from = "Keyway <alarms@keyway.local>";
+  const senders = createSenders({ smtpUrl: mail.url, mailFrom: from });
+  const transport = smtpTransport(mail.url);
+  const builder = createMailBuilder(from);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: count }, (_, i) => {
@@ -86,11 +91,13 @@ async function smtpPeer(count: number) {
         content: `Bench alarm ${i}`,
         time: new Date().toISOString(),
       });
-      return senders.email?.({ to: "owner@example.com", subject, text });
+      if (via === "keyway") return senders.email?.({ to: "owner@example.com", subject, text });
+      return transport.sendMail(builder.build("owner@example.com", subject, text) ?? {});
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   senders.close();
+  transport.close();
   const figures = await mail.figures();
   return { perSecond: figures.accepted / seconds, accepted: figures.accepted };
 }
@@ -196,7 +203,8 @@ export async function run() {
   await database.close();
   await postgres.close();
   const mailed = await mail.figures();
-  const peer = await smtpPeer(PEER_MAILS);
+  const peer = await smtpPeer(PEER_MAILS, "keyway");
+  const nodemailerPeer = await smtpPeer(PEER_MAILS, "nodemailer");
 
   const line = (name: string, value: string, note = "") =>
     console.log(`  ${name.padEnd(34)} ${value.padStart(12)}  ${note}`);
@@ -230,6 +238,11 @@ export async function run() {
     "peer: the transport alone / s",
     `${peer.perSecond.toFixed(0)}/s`,
     `${(mailRate / peer.perSecond).toFixed(2)}x: the pipeline's e-mails against ${peer.accepted} sent straight to a mail server of its own`,
+  );
+  line(
+    "peer: nodemailer's pool alone / s",
+    `${nodemailerPeer.perSecond.toFixed(0)}/s`,
+    `${(mailRate / nodemailerPeer.perSecond).toFixed(2)}x; Keyway's sender alone ${(peer.perSecond / nodemailerPeer.perSecond).toFixed(2)}x it (the same bytes, 4 connections each)`,
   );
   line(
     "SMTP connections (e-mails each)",

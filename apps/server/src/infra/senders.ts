@@ -4,6 +4,7 @@ import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
 import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import { createMailBuilder } from "./mailMessage.ts";
 import type { SmsProvider } from "./sms.ts";
+import { createSmtpPipeline, type SmtpPipelineOptions, SmtpUnsupported } from "./smtpPipeline.ts";
 
 /**
  * Outgoing channels. A channel with no sender configured keeps its notifications in the
@@ -48,6 +49,55 @@ export function smtpTransport(smtpUrl: string) {
   return nodemailer.createTransport({ ...options, getSocket: noDelaySocket } as SMTPPool.Options);
 }
 
+/** The URL's options the pipelining pool understands; any other one leaves it to nodemailer. */
+const PIPELINE_OPTIONS = new Set([
+  "secure",
+  "port",
+  "host",
+  "auth",
+  "tls",
+  "requireTLS",
+  "ignoreTLS",
+  "name",
+  "pool",
+  "maxConnections",
+  "maxMessages",
+  "socketTimeout",
+]);
+
+/**
+ * The pipelining pool for `smtpUrl` (smtpPipeline.ts), or null when the URL asks for
+ * something only nodemailer does (a proxy, a service preset, no pool, TLS options beyond the
+ * certificate check).
+ */
+export function smtpPipelineFor(smtpUrl: string) {
+  const url = parseConnectionUrl(smtpUrl) as Record<string, unknown>;
+  const tls = (url.tls ?? {}) as { rejectUnauthorized?: boolean; servername?: string };
+  const auth = url.auth as { user?: unknown; pass?: unknown } | undefined;
+  const understood =
+    Object.keys(url).every((key) => PIPELINE_OPTIONS.has(key)) &&
+    Object.keys(tls).every((key) => key === "rejectUnauthorized" || key === "servername") &&
+    (auth === undefined || (typeof auth.user === "string" && typeof auth.pass === "string")) &&
+    url.pool !== false;
+  if (!understood || typeof url.host !== "string") return null;
+  const options: SmtpPipelineOptions = {
+    host: url.host,
+    port: Number(url.port) || (url.secure ? 465 : 587),
+    secure: Boolean(url.secure),
+    requireTLS: Boolean(url.requireTLS),
+    ignoreTLS: Boolean(url.ignoreTLS),
+    rejectUnauthorized: tls.rejectUnauthorized !== false,
+    servername: tls.servername,
+    user: auth?.user as string | undefined,
+    pass: auth?.pass as string | undefined,
+    name: typeof url.name === "string" ? url.name : undefined,
+    maxConnections: Number(url.maxConnections) || 4,
+    maxMessages: Number(url.maxMessages) || 1000,
+    timeoutMs: Number(url.socketTimeout) || 60_000,
+  };
+  return createSmtpPipeline(options);
+}
+
 /**
  * The pool's sockets, without Nagle's algorithm: nodemailer writes a message's end in a
  * second small write, which Nagle holds until the server's delayed ACK (~40 ms a message,
@@ -88,6 +138,9 @@ export function createSenders(opts: {
   smsProvider?: SmsProvider | null;
 }): Senders {
   const transport = opts.smtpUrl ? smtpTransport(opts.smtpUrl) : null;
+  // Finished messages go through the pipelining pool; nodemailer composes and sends the
+  // others, and all of them when the server does not pipeline.
+  const pipeline = opts.smtpUrl ? smtpPipelineFor(opts.smtpUrl) : null;
   // Built only where e-mail goes out: a From line that cannot be composed must not stop a
   // server that sends no e-mail.
   const mails = transport ? createMailBuilder(opts.mailFrom) : null;
@@ -95,13 +148,16 @@ export function createSenders(opts: {
   return {
     email: transport
       ? async (m) => {
+          const built = mails?.build(m.to, m.subject, m.text) ?? null;
+          if (built && pipeline) {
+            try {
+              return await pipeline.send(built.envelope.from, m.to, built.raw);
+            } catch (error) {
+              if (!(error instanceof SmtpUnsupported)) throw error;
+            }
+          }
           await transport.sendMail(
-            mails?.build(m.to, m.subject, m.text) ?? {
-              from: opts.mailFrom,
-              to: m.to,
-              subject: m.subject,
-              text: m.text,
-            },
+            built ?? { from: opts.mailFrom, to: m.to, subject: m.subject, text: m.text },
           );
         }
       : null,
@@ -116,6 +172,9 @@ export function createSenders(opts: {
           });
         }
       : null,
-    close: () => transport?.close(),
+    close: () => {
+      pipeline?.close();
+      transport?.close();
+    },
   };
 }
