@@ -3,7 +3,7 @@ import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * Issue 5 in a real browser: the owner adds a provisioned device; a second user adds the same
@@ -98,7 +98,7 @@ describe("access workflow, message centre and authority centre in the browser", 
     await owner.goto(platform.url("/index?listType=list&language=en"));
     await addDevice(owner, "Press 7 HMI");
     const row = owner.locator(tid(`device-row-${device.machineCode}`));
-    await row.waitFor();
+    await waitToSee(row);
     const machineId = await row.getAttribute("data-row-key");
     await owner.click(tid("nav-msgCenter"));
     await owner.waitForSelector(tid("msg-page"));
@@ -277,7 +277,7 @@ describe("access workflow, message centre and authority centre in the browser", 
     await alice.goto(platform.url("/index?listType=list&language=en"));
     await addDevice(alice, "Line 2 PLC", press);
     const row = alice.locator(tid(`device-row-${press.machineCode}`));
-    await row.waitFor();
+    await waitToSee(row);
     const machineId = await row.getAttribute("data-row-key");
     const openAuthority = async () => {
       await alice.click(tid(`device-detail-${machineId}`));

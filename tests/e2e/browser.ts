@@ -1,5 +1,5 @@
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { type Config, testConfig } from "../../apps/server/src/config.ts";
 import { createTestDatabase } from "../../apps/server/src/db/testing.ts";
@@ -42,6 +42,28 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
  */
 /** A CSS selector for a `data-testid`. */
 export const tid = (id: string) => `[data-testid="${id}"]`;
+
+/**
+ * Waits for what a user waits for after an action (a new row after a dialog's submit), up
+ * to `timeout`; when it does not come, the error carries what the page showed instead (its
+ * text, a screenshot in /tmp), so that a failure on a loaded CI machine says why.
+ */
+export async function waitToSee(locator: Locator, timeout = 40_000) {
+  try {
+    await locator.waitFor({ timeout });
+  } catch (error) {
+    const page = locator.page();
+    const shot = `/tmp/kw-e2e-failed-${Date.now()}.png`;
+    await page.screenshot({ path: shot }).catch(() => {});
+    const text = await page
+      .locator("body")
+      .innerText({ timeout: 2_000 })
+      .catch(() => "(no text)");
+    throw new Error(
+      `${(error as Error).message}\nThe page at ${page.url()} (${shot}) showed:\n${text.slice(0, 2_000)}`,
+    );
+  }
+}
 
 export async function startPlatform(
   options: {

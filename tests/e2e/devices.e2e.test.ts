@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * Issue 3 in a real browser: the operator provisions a code and sets up an enterprise; a
@@ -78,14 +78,14 @@ describe("devices and enterprises in the browser", () => {
     await page.fill(tid("device-add-password"), passwords[0]);
     await page.click(tid("device-add-submit"));
     const row = page.locator(tid(`device-row-${codes[0]}`));
-    await row.waitFor();
+    await waitToSee(row);
     await expect.poll(() => row.textContent()).toContain("Press 7 HMI");
 
     // A group, and the device in it.
     await page.click(tid("groups-open"));
     await page.fill(tid("group-create-name"), "Hall A");
     await page.click(tid("group-create-submit"));
-    await page.locator('[data-testid^="group-row-"]', { hasText: "Hall A" }).waitFor();
+    await waitToSee(page.locator('[data-testid^="group-row-"]', { hasText: "Hall A" }));
     await page.keyboard.press("Escape");
 
     const id = await row.getAttribute("data-row-key");
