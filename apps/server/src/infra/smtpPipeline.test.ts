@@ -1,7 +1,7 @@
-import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
-import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { createServer, connect as netConnect, type Server } from "node:net";
+import type { SMTPServerOptions } from "smtp-server";
 import { afterAll, describe, expect, it } from "vitest";
-import { mailText } from "../testing/smtp.ts";
+import { startCountingSmtpServer } from "../testing/smtp.ts";
 import { createMailBuilder } from "./mailMessage.ts";
 import { createSenders, smtpPipelineFor } from "./senders.ts";
 
@@ -16,41 +16,20 @@ afterAll(async () => {
  */
 async function mailServer(options: Partial<SMTPServerOptions> = {}, cutFirstMessage = false) {
   const texts = new Map<string, string>();
-  let connections = 0;
-  let cut = false;
-  const server: SMTPServer = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onConnect(_session, callback) {
-      connections++;
-      callback();
+  const server = await startCountingSmtpServer({
+    dropAt: cutFirstMessage ? 1 : undefined,
+    options: {
+      onRcptTo(address, _session, callback) {
+        if (address.address.startsWith("refused")) callback(new Error("no such mailbox"));
+        else callback();
+      },
+      ...options,
     },
-    onRcptTo(address, _session, callback) {
-      if (address.address.startsWith("refused")) callback(new Error("no such mailbox"));
-      else callback();
+    onMessage(text, recipients) {
+      for (const to of recipients) texts.set(to, text);
     },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        if (cutFirstMessage && !cut) {
-          // The connection dies with the message's end unanswered.
-          cut = true;
-          const open = (server as unknown as { connections: Set<{ id: string; _socket: Socket }> })
-            .connections;
-          for (const c of open) if (c.id === session.id) c._socket.destroy();
-          return;
-        }
-        const raw = Buffer.concat(chunks).toString("latin1");
-        for (const rcpt of session.envelope.rcptTo) texts.set(rcpt.address, mailText(raw));
-        callback();
-      });
-    },
-    ...options,
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const smtpPort = (server.server.address() as { port: number }).port;
+  const smtpPort = server.port;
   let clientChunks = 0;
   const relay: Server = createServer((client) => {
     const upstream = netConnect({ host: "127.0.0.1", port: smtpPort });
@@ -70,14 +49,11 @@ async function mailServer(options: Partial<SMTPServerOptions> = {}, cutFirstMess
   });
   await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
   const port = (relay.address() as { port: number }).port;
-  closers.push(
-    () => new Promise<void>((resolve) => relay.close(() => resolve())),
-    () => new Promise<void>((resolve) => server.close(() => resolve())),
-  );
+  closers.push(() => new Promise<void>((resolve) => relay.close(() => resolve())), server.close);
   return {
     port,
     texts,
-    connections: () => connections,
+    connections: server.connections,
     clientChunks: () => clientChunks,
   };
 }

@@ -1,6 +1,6 @@
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 
 export interface ReceivedMail {
   to: string;
@@ -84,4 +84,56 @@ export function mailText(raw: string): string {
       "latin1",
     ).toString("utf8");
   return body;
+}
+
+/**
+ * A real SMTP server that hands each accepted message's text, with its recipients, to
+ * `onMessage`, and counts the connections. `dropAt`: the connection carrying the n-th message
+ * is cut before that message is answered (once), as a server that dies mid-batch. `options`
+ * are smtp-server's (authentication, TLS, hidden extensions).
+ */
+export async function startCountingSmtpServer(opts: {
+  onMessage: (text: string, recipients: string[]) => void;
+  dropAt?: number;
+  options?: Partial<SMTPServerOptions>;
+}) {
+  let connections = 0;
+  let messages = 0;
+  const server: SMTPServer = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        messages++;
+        if (messages === opts.dropAt) {
+          const open = (server as unknown as { connections: Set<{ id: string; _socket: Socket }> })
+            .connections;
+          for (const c of open) if (c.id === session.id) c._socket.destroy();
+          return;
+        }
+        const text = mailText(Buffer.concat(chunks).toString("latin1"));
+        opts.onMessage(
+          text,
+          session.envelope.rcptTo.map((rcpt) => rcpt.address),
+        );
+        callback();
+      });
+    },
+    ...opts.options,
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

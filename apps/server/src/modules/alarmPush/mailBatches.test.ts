@@ -1,6 +1,4 @@
-import type { Socket } from "node:net";
 import { inArray } from "drizzle-orm";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.ts";
 import { testConfig } from "../../config.ts";
@@ -9,7 +7,7 @@ import { createTestDatabase } from "../../db/testing.ts";
 import { ManualClock } from "../../infra/clock.ts";
 import { createSenders } from "../../infra/senders.ts";
 import { outboxSmsProvider } from "../../infra/sms.ts";
-import { mailText } from "../../testing/smtp.ts";
+import { startCountingSmtpServer } from "../../testing/smtp.ts";
 import { users } from "../accounts/schema.ts";
 import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
@@ -30,44 +28,19 @@ beforeAll(async () => {
 
 /**
  * A real SMTP server counting the alarm e-mails it accepted (by the alarm's text) and the
- * connections they came over. `dropAt`: the connection carrying the n-th message is cut
- * before that message is accepted (once), as a server that dies mid-batch.
+ * connections they came over; `dropAt` cuts the connection of the n-th message (once).
  */
 async function mailServer(opts: { dropAt?: number } = {}) {
   const accepted = new Map<string, number>();
-  let connections = 0;
-  let messages = 0;
-  const server: SMTPServer = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onConnect(_session, callback) {
-      connections++;
-      callback();
-    },
-    onData(stream, session, callback) {
-      let raw = "";
-      stream.on("data", (chunk: Buffer) => {
-        raw += chunk.toString("latin1");
-      });
-      stream.on("end", () => {
-        messages++;
-        if (messages === opts.dropAt) {
-          const open = (server as unknown as { connections: Set<{ id: string; _socket: Socket }> })
-            .connections;
-          for (const c of open) if (c.id === session.id) c._socket.destroy();
-          return;
-        }
-        const alarm = /Mail batch (\d+)/.exec(mailText(raw))?.[1] ?? "?";
-        accepted.set(alarm, (accepted.get(alarm) ?? 0) + 1);
-        callback();
-      });
+  const server = await startCountingSmtpServer({
+    dropAt: opts.dropAt,
+    onMessage(text) {
+      const alarm = /Mail batch (\d+)/.exec(text)?.[1] ?? "?";
+      accepted.set(alarm, (accepted.get(alarm) ?? 0) + 1);
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.server.address() as { port: number };
-  return { url: `smtp://127.0.0.1:${port}`, accepted, connections: () => connections };
+  closers.push(server.close);
+  return { url: server.url, accepted, connections: server.connections };
 }
 
 /** An owner taking e-mail, a device, and `count` stored alarms told to the notifier at once. */
