@@ -14,6 +14,7 @@ import { systemClock } from "../apps/server/src/infra/clock.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
 import { percentile } from "./stats.ts";
+import { startNodeMux } from "./tunnel-nodemux.ts";
 import { startSsh } from "./tunnel-ssh.ts";
 
 export const BYTES = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
@@ -250,14 +251,15 @@ export const median = (list: Figures[]): Figures => ({
   ),
 });
 
-/** BENCH_PATHS=relay,ssh,direct: which paths run (all three by default; one for a profile). */
-const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,relay").split(",");
+/** BENCH_PATHS=relay,ssh,direct,node: which paths run (all by default; one for a profile). */
+const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,node,relay").split(",");
 
 /**
  * Remote access throughput and latency: a 1 GiB download and small requests from a client
- * process to a target process (the device's web server) three ways — directly over loopback,
- * through OpenSSH's `ssh -R` (a private sshd and ssh, aes128-gcm: the peer), and through the
- * relay (server in this process, the agent's bundle as shipped in its own) with a visit cookie on a
+ * process to a target process (the device's web server) four ways — directly over loopback,
+ * through OpenSSH's `ssh -R` (a private sshd and ssh, aes128-gcm: the peer), through a bare
+ * reverse tunnel of the same shape in Node (bench/tunnel-nodemux.ts: what Node costs a hop,
+ * with none of the relay's checks), and through the relay (server in this process, the agent's bundle as shipped in its own) with a visit cookie on a
  * visit host — in alternating rounds. Up to five processes share this machine's cores.
  * `--deploy` (bench/tunnel-deploy.ts): through nginx and two server processes instead.
  */
@@ -267,6 +269,7 @@ export async function run(options: { deploy?: boolean } = {}) {
   const target = await startTarget();
   const targetPort = target.port;
   const ssh = PATHS.includes("ssh") ? await startSsh(targetPort, freePort) : null;
+  const nodeMux = PATHS.includes("node") ? await startNodeMux(targetPort) : null;
   const relayNode = await startSingleNode(targetPort);
   const { port } = relayNode;
 
@@ -279,10 +282,16 @@ export async function run(options: { deploy?: boolean } = {}) {
   }, 250);
   // Rounds alternate the paths so that each sees the same load on this shared machine; each
   // figure is the median over the rounds.
-  const runs: Record<"relay" | "direct" | "ssh", Figures[]> = { relay: [], direct: [], ssh: [] };
+  const runs: Record<"relay" | "direct" | "ssh" | "node", Figures[]> = {
+    relay: [],
+    direct: [],
+    ssh: [],
+    node: [],
+  };
   for (let round = 0; round < ROUNDS; round++) {
     if (PATHS.includes("direct")) runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
     if (ssh) runs.ssh.push(await client(`http://127.0.0.1:${ssh.port}`));
+    if (nodeMux) runs.node.push(await client(`http://127.0.0.1:${nodeMux.port}`));
     if (PATHS.includes("relay")) {
       baseRss = process.memoryUsage.rss();
       sampling = true;
@@ -299,11 +308,13 @@ export async function run(options: { deploy?: boolean } = {}) {
   }
   clearInterval(sampler);
   ssh?.stop();
+  nodeMux?.stop();
   const none: Figures = { mbPerSecond: Number.NaN, p50: Number.NaN, p99: Number.NaN };
   const pick = (list: Figures[]) => (list.length ? median(list) : none);
   const relay = pick(runs.relay);
   const direct = pick(runs.direct);
   const peer = pick(runs.ssh);
+  const floor = pick(runs.node);
   const agentPeak = relayNode.agentPeakMiB();
 
   target.stop();
@@ -324,6 +335,9 @@ export async function run(options: { deploy?: boolean } = {}) {
   row("small request p99", relay.p99, peer.p99, direct.p99, "ms", 3);
   console.log(
     `  added small-request p50 over direct: Keyway +${(relay.p50 - direct.p50).toFixed(3)} ms, ssh +${(peer.p50 - direct.p50).toFixed(3)} ms; p99 Keyway +${(relay.p99 - direct.p99).toFixed(3)} ms, ssh +${(peer.p99 - direct.p99).toFixed(3)} ms`,
+  );
+  console.log(
+    `  Node floor (a bare reverse tunnel of the same shape in Node, no checks: bench/tunnel-nodemux.ts): ${floor.mbPerSecond.toFixed(0)} MB/s, small request p50 ${floor.p50.toFixed(3)} ms, +${(floor.p50 - direct.p50).toFixed(3)} ms over direct (${(floor.p50 - peer.p50).toFixed(3)} ms from ssh); Keyway +${(relay.p50 - floor.p50).toFixed(3)} ms over it`,
   );
   console.log(
     `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI}); rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,
