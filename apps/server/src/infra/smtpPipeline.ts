@@ -184,7 +184,8 @@ async function open(options: SmtpPipelineOptions): Promise<Conversation> {
   const conversation = new Conversation(socket, options.timeoutMs);
   const [greeting] = conversation.group([], 1);
   try {
-    if ((await greeting).code !== 220) throw refused("SMTP greeting", await greeting);
+    const hello = await greeting;
+    if (hello.code !== 220) throw refused("SMTP greeting", hello);
     const name = ehloName(options);
     let ehlo = await conversation.command(`EHLO ${name}`);
     if (!ok(ehlo)) throw new SmtpUnsupported(refused("EHLO", ehlo).message);
@@ -237,7 +238,7 @@ export function createSmtpPipeline(options: SmtpPipelineOptions) {
   let connections = 0;
   let unsupported: SmtpUnsupported | null = null;
   let closed = false;
-  const open_ = new Set<Conversation>();
+  const conversations = new Set<Conversation>();
 
   const envelope = (m: Outgoing) => [`MAIL FROM:<${m.from}>`, `RCPT TO:<${m.to}>`, "DATA"];
 
@@ -251,9 +252,10 @@ export function createSmtpPipeline(options: SmtpPipelineOptions) {
       while (message) {
         const [mail, rcpt, data] = [await replies[0], await replies[1], await replies[2]];
         if (!ok(mail) || !ok(rcpt) || data.code !== 354) {
-          // A message with no body to send: ended at once if the server still asked for one,
-          // and the transaction reset before the next.
-          if (data.code === 354) await conversation.command(".");
+          // A server that asks for the body of a refused envelope breaks the protocol: ending
+          // it with "." could deliver an empty message, so the connection is dropped instead.
+          if (data.code === 354) throw refused("DATA after a refused envelope", data);
+          // Refused: the transaction is reset before the next message.
           const reset = await conversation.command("RSET");
           if (!ok(reset)) throw refused("RSET", reset);
           inFlight.delete(message);
@@ -297,7 +299,7 @@ export function createSmtpPipeline(options: SmtpPipelineOptions) {
     let conversation: Conversation | null = null;
     try {
       conversation = await open(options);
-      open_.add(conversation);
+      conversations.add(conversation);
       let sent = 0;
       while (!closed && conversation.alive && sent < options.maxMessages) {
         const message = queue.shift();
@@ -314,11 +316,11 @@ export function createSmtpPipeline(options: SmtpPipelineOptions) {
       if (failure instanceof SmtpUnsupported) unsupported = failure;
       // Could not connect, and no other connection is up to carry the queue: its messages
       // fail now, as nodemailer's would (the caller tries them again later).
-      if (conversation === null && (open_.size === 0 || unsupported))
+      if (conversation === null && (conversations.size === 0 || unsupported))
         for (const m of queue.splice(0)) m.reject(failure);
     } finally {
       if (conversation) {
-        open_.delete(conversation);
+        conversations.delete(conversation);
         conversation.quit();
       }
       connections--;
@@ -349,7 +351,7 @@ export function createSmtpPipeline(options: SmtpPipelineOptions) {
       closed = true;
       for (const m of queue.splice(0)) m.reject(new Error("the SMTP pool is closed"));
       for (const wake of idle.splice(0)) wake();
-      for (const conversation of open_) conversation.quit();
+      for (const conversation of conversations) conversation.quit();
     },
   };
 }
