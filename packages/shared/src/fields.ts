@@ -51,10 +51,19 @@ export const flagField = z
   .refine((v) => ["0", "1", "true", "false"].includes(String(v)), { error: "v.flag" })
   .transform((v) => String(v) === "1" || String(v) === "true");
 
-export const pageField = z.coerce.number({ error: "v.page" }).int().min(1, { error: "v.page" });
-
 /** The largest value of an `integer` column: a bigger id is refused here, not by PostgreSQL. */
 export const ID_MAX = 2_147_483_647;
+
+/**
+ * A page number (or size, with its own max). Capped at ID_MAX so that a page's offset,
+ * (page − 1) × size, stays a safe integer: the fuzzer's page 4,503,599,627,370,480 made an
+ * offset PostgreSQL could not read (a 500).
+ */
+export const pageField = z.coerce
+  .number({ error: "v.page" })
+  .int({ error: "v.page" })
+  .min(1, { error: "v.page" })
+  .max(ID_MAX, { error: "v.page" });
 
 export const idField = z.coerce
   .number({ error: "v.id" })
