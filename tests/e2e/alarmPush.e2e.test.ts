@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
-import { startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * Issue 7 in a real browser: the data center's SMS / e-mail push pages. A user changes the
@@ -62,7 +62,7 @@ describe("SMS / e-mail alarm pushes in the browser", () => {
     const smsBefore = await sms.getAttribute("aria-checked");
     const emailBefore = await email.getAttribute("aria-checked");
     await sms.click();
-    await expect.poll(() => page.textContent(".ant-message")).toContain("Settings saved");
+    await waitToSee(page.locator(".ant-message", { hasText: "Settings saved" }));
     await email.click();
     await expect
       .poll(() => email.getAttribute("aria-checked"))
@@ -163,7 +163,7 @@ describe("SMS / e-mail alarm pushes in the browser", () => {
       .toContain("Not more than the pool's 100");
     await page.fill(tid("allocate-amount"), "30");
     await page.click(tid("allocate-submit"));
-    await expect.poll(() => page.textContent(".ant-message")).toContain("30 SMS allocated");
+    await waitToSee(page.locator(".ant-message", { hasText: "30 SMS allocated" }));
     await expect.poll(() => page.textContent(tid("stock-pool"))).toContain("70");
     await expect.poll(() => memberRow.textContent()).toContain("30");
 
@@ -176,7 +176,7 @@ describe("SMS / e-mail alarm pushes in the browser", () => {
     await page.fill(tid("transfer-amount"), "10");
     await page.click(tid("transfer-submit"));
     await page.click(tid("transfer-confirm"));
-    await expect.poll(() => page.textContent(".ant-message")).toContain("SMS transferred");
+    await waitToSee(page.locator(".ant-message", { hasText: "SMS transferred" }));
     const adminRow = page.locator(`${tid("stock-admin")} tr`, { hasText: ADMIN.name });
     await expect.poll(() => memberRow.textContent()).toContain("20");
     await expect.poll(() => adminRow.textContent()).toContain("10");
