@@ -59,6 +59,8 @@ export interface TunnelLink {
    * frame is built and sent with send().
    */
   sendData?(id: number, data: Uint8Array, done: (error?: Error) => void): void;
+  /** Writes out now what it gathers for the end of the tick (absent: nothing is held). */
+  flush?(): void;
 }
 
 export class TunnelError extends Error {
@@ -201,6 +203,11 @@ export class TunnelMux {
     };
     if (this.link.sendData) this.link.sendData(id, data, done);
     else this.link.send(encodeData(id, data), done);
+  }
+
+  /** @internal Writes out now what the link holds for the end of the tick. */
+  flush(): void {
+    this.link.flush?.();
   }
 
   /** @internal Whether writers should wait for the link to drain. */
@@ -648,6 +655,14 @@ export class TunnelStream extends Duplex {
     this.blockUsed = 0;
     this.mux.forget(this, this.window);
     callback(error);
+  }
+
+  /**
+   * Sends what was written in this tick now rather than at its end (the link gathers a
+   * tick's writes): a request with nothing after it is on its way while its writer finishes.
+   */
+  flush(): void {
+    this.mux.flush();
   }
 
   // ---- What Node's HTTP client expects of a socket ----

@@ -86,6 +86,9 @@ export function tunnelOverSocket(
         socket.write(head);
         socket.write(data, (error) => done(error ?? undefined));
       },
+      flush() {
+        if (corked) uncork();
+      },
     },
   });
 

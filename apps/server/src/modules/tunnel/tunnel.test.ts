@@ -107,6 +107,15 @@ class TargetWeb {
         res.end();
       };
       pump();
+    } else if (url.pathname === "/twice" || url.pathname === "/later") {
+      // A hostile page: a second answer nobody asked for, on the kept-alive connection, at
+      // once (with the first) or while the connection waits for the next request.
+      const forged = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged";
+      const socket = req.socket;
+      res.end("first", () => {
+        if (url.pathname === "/twice") socket.write(forged);
+        else setTimeout(() => socket.writable && socket.write(forged), 100);
+      });
     } else if (url.pathname === "/barrier") {
       // Answers once `n` requests are waiting at the same time: proof they were concurrent.
       const n = Number(url.searchParams.get("n"));
@@ -459,6 +468,25 @@ describe("the relay", () => {
   let cookie: string;
   beforeAll(async () => {
     ({ origin, cookie } = await openVisit((await visitUrl(owner)).body.hwdata.url));
+  });
+
+  it("never gives a device's unasked answer to the next request on a kept-alive stream", async () => {
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (const path of ["/twice", "/later", "/twice", "/later"]) {
+        const first = await request(`${origin}${path}`, { cookie, agent: keepAlive });
+        expect(first.body.toString()).toBe("first");
+        // The late one has come and gone by now.
+        await new Promise((r) => setTimeout(r, 300));
+        for (let i = 0; i < 3; i++) {
+          const next = await request(`${origin}/`, { cookie, agent: keepAlive });
+          expect(next.status).toBe(200);
+          expect(next.body.toString()).toContain("HMI home");
+        }
+      }
+    } finally {
+      keepAlive.destroy();
+    }
   });
 
   it("carries a 5 MB upload", async () => {

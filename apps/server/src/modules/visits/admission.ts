@@ -1,9 +1,11 @@
+import { timingSafeEqual } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { hashToken, newToken } from "../../infra/crypto.ts";
 import type { Actor } from "../access/service.ts";
+import { checkHolds } from "./check.ts";
 import type { VisitRegistry } from "./registry.ts";
 import { visits } from "./schema.ts";
 import type { VisitSession } from "./session.ts";
@@ -51,6 +53,7 @@ export function createVisitAdmission(deps: {
     if (!claimed) throw new AppError("VISIT_LINK_INVALID", null, 403);
     const session = sessionOf(claimed);
     session.cookieHash = claimed.cookieHash;
+    session.cookieKnown = null;
     await check(session, true);
     return { session, cookie };
   }
@@ -69,7 +72,22 @@ export function createVisitAdmission(deps: {
     if (session.cookieHash !== hash) throw new AppError("VISIT_LINK_INVALID", null, 403);
     if (session.ended) throw new AppError("VISIT_ENDED", null, 410);
     await check(session, false);
+    session.cookieKnown = Buffer.from(cookie);
     return session;
+  }
+
+  /**
+   * byCookie's answer when it needs no wait: a visit open on this node, the very cookie it
+   * last admitted (compared in constant time, without hashing it again), a check that still
+   * holds. Null otherwise: byCookie decides (and refuses) then.
+   */
+  function byCookieNow(id: string, cookie: string | undefined): VisitSession | null {
+    const session = sessions.get(id);
+    const known = session?.cookieKnown;
+    if (!session || !known || !cookie || cookie.length !== known.byteLength) return null;
+    const given = Buffer.from(cookie);
+    if (given.byteLength !== known.byteLength || !timingSafeEqual(given, known)) return null;
+    return checkHolds(session, clock.now()) ? session : null;
   }
 
   /** A visit used by its own user and terminal through the API (TCP forwards). */
@@ -97,5 +115,5 @@ export function createVisitAdmission(deps: {
     return session;
   }
 
-  return { claim, byCookie, byCaller };
+  return { claim, byCookie, byCookieNow, byCaller };
 }

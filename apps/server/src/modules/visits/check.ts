@@ -14,6 +14,21 @@ function endReasonFor(key: HwKey): VisitEndReason {
   return "rights_revoked";
 }
 
+/** A passed check serves new streams this long (ms); rights events force a new one. */
+const FRESH_MS = 1000;
+
+/**
+ * Whether the visit's last check still serves (passed within FRESH_MS, its right not run
+ * out, the visit not ended): what lets the relay take a request without waiting.
+ */
+export function checkHolds(session: VisitSession, now: Date): boolean {
+  return (
+    !session.ended &&
+    Date.now() - session.checkedAtMs < FRESH_MS &&
+    (!session.rightEndsAt || session.rightEndsAt > now)
+  );
+}
+
 /** The rights check of an open visit: the terminal still signed in, `access.rights` holding. */
 export function createVisitCheck(deps: {
   db: Db;
@@ -22,8 +37,6 @@ export function createVisitCheck(deps: {
   end: (session: VisitSession, reason: VisitEndReason) => Promise<void>;
 }) {
   const { db, clock, access, end } = deps;
-  /** A passed check serves new streams this long (ms); rights events invalidate it. */
-  const freshMs = 1000;
 
   /**
    * The rights check of a visit. `force`: always ask again (periodic and event re-checks);
@@ -33,9 +46,7 @@ export function createVisitCheck(deps: {
   async function check(session: VisitSession, force: boolean): Promise<void> {
     if (session.ended) throw new AppError("VISIT_ENDED", null, 410);
     if (!force) {
-      const fresh = Date.now() - session.checkedAtMs < freshMs;
-      const running = !session.rightEndsAt || session.rightEndsAt > clock.now();
-      if (fresh && running) return;
+      if (checkHolds(session, clock.now())) return;
       if (session.checking) return session.checking;
     } else if (session.checking) {
       // A check begun before the change may have read the old right: ask once more.

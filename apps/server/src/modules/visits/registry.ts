@@ -44,6 +44,11 @@ export function createVisitRegistry(deps: {
     return (await tunnels.locate(deviceId))?.node ?? null;
   }
 
+  /** Whether the device of a visit open on this node has its tunnel here (nodeOf's null). */
+  function tunnelHere(session: VisitSession): boolean {
+    return tunnels.isOnline(session.deviceId);
+  }
+
   async function row(id: string): Promise<Visit | undefined> {
     const [visit] = await db.select().from(visits).where(eq(visits.id, id)).limit(1);
     return visit;
@@ -61,6 +66,7 @@ export function createVisitRegistry(deps: {
       viewOnly: visit.viewOnly,
       levelWatchers: new Set(),
       cookieHash: visit.cookieHash,
+      cookieKnown: null,
       ended: false,
       streams: new Set(),
       sockets: new Set(),
@@ -162,7 +168,7 @@ export function createVisitRegistry(deps: {
       .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));
   }
 
-  return { sessions, nodeOf, row, sessionOf, touch, hold, totals, end, flush };
+  return { sessions, nodeOf, tunnelHere, row, sessionOf, touch, hold, totals, end, flush };
 }
 
 export type VisitRegistry = ReturnType<typeof createVisitRegistry>;

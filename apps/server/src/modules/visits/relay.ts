@@ -38,6 +38,12 @@ export function createRelay(deps: {
     return visits.byCookie(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
   }
 
+  /** sessionFor's answer when it needs no wait (visits.byCookieNow), else null. */
+  function sessionNow(request: IncomingMessage, r: Route): VisitSession | null {
+    if (r.prefix) return visits.byCookieNow(r.id, r.key);
+    return visits.byCookieNow(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
+  }
+
   /** Another node's URL when it holds the tunnel of the visit's device (several nodes). */
   async function elsewhere(request: IncomingMessage, r: Route): Promise<string | null> {
     if (request.headers[RELAYED_HEADER]) return null;
@@ -49,6 +55,7 @@ export function createRelay(deps: {
     secure,
     headers,
     sessionFor,
+    sessionNow,
     elsewhere,
     refuse,
     refuseViewOnly,

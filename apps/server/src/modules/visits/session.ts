@@ -18,6 +18,11 @@ export interface VisitSession {
   /** Told when `viewOnly` changes (a device WebSocket a read-only visitor may not keep). */
   readonly levelWatchers: Set<(viewOnly: boolean) => void>;
   cookieHash: string | null;
+  /**
+   * The cookie (or path key) byCookie last admitted, so that the next request of the visit
+   * is matched in constant time without hashing it again; cleared when the hash changes.
+   */
+  cookieKnown: Buffer | null;
   ended: boolean;
   readonly streams: Set<TunnelStream>;
   /** Sockets handed over whole (WebSocket upgrades, TCP forwards), cut with the visit. */
@@ -48,11 +53,16 @@ export interface VisitSession {
  * The visit's keep-alive connections to the device UI, each one a tunnel stream: a request
  * takes an idle stream whose last answer ended cleanly, or opens a new one (a new stream goes
  * through the rights check), at most 256 at once; idle ones are closed after 30 s.
+ *
+ * Each stream gets its listeners once, when it opens, and the pool keeps one timer: taking a
+ * stream and giving it back adds and removes nothing on it (a small request's path).
  */
 export class StreamPool {
+  /** Idle streams, the most recently used last (taken first). */
   private readonly idle: TunnelStream[] = [];
-  /** The listener of each idle stream (taken off when it serves again). */
-  private readonly onIdleClose = new Map<TunnelStream, () => void>();
+  /** When each idle stream went idle (performance.now()), the oldest first. */
+  private readonly idleSince = new Map<TunnelStream, number>();
+  private timer: NodeJS.Timeout | null = null;
   private leased = 0;
   private readonly waiting: Array<() => void> = [];
   private destroyed = false;
@@ -64,24 +74,35 @@ export class StreamPool {
     private readonly idleMs = 30_000,
   ) {}
 
+  /** An idle stream for one exchange, when one is ready now (else null: lease()). */
+  leaseNow(): TunnelStream | null {
+    if (this.leased >= this.max || this.waiting.length || this.destroyed) return null;
+    const stream = this.takeIdle();
+    if (stream) this.leased += 1;
+    return stream;
+  }
+
   /** A stream for one exchange; give it back with release(). */
   async lease(): Promise<TunnelStream> {
     while (this.leased >= this.max && !this.destroyed)
       await new Promise<void>((wake) => this.waiting.push(wake));
     this.leased += 1;
     try {
-      for (let stream = this.idle.pop(); stream; stream = this.idle.pop()) {
-        // Closed meanwhile, or sent bytes nobody asked for: not a stream to trust with a request.
-        this.forgetIdle(stream);
-        if (stream.destroyed || stream.readableEnded || stream.writableEnded) continue;
-        return stream;
-      }
+      const idle = this.takeIdle();
+      if (idle) return idle;
       const stream = await this.openStream();
       // A device closing its side ends the connection, as a TCP socket without half-open
       // would: a pooled stream must not wait half-closed for a request that cannot succeed.
       stream.once("end", () => {
         if (!stream.writableEnded) stream.end();
       });
+      // While idle: closed, ended or sent bytes nobody asked for, the stream goes.
+      const unasked = () => {
+        if (this.idleSince.has(stream)) this.drop(stream);
+      };
+      stream.on("close", unasked);
+      stream.on("end", unasked);
+      stream.on("data", unasked);
       return stream;
     } catch (error) {
       this.done();
@@ -97,29 +118,43 @@ export class StreamPool {
       return;
     }
     this.idle.push(stream);
-    // While idle: closed, ended or sent bytes nobody asked for, the stream goes.
-    const listener = () => this.drop(stream);
-    this.onIdleClose.set(stream, listener);
-    stream.setTimeout(this.idleMs, listener);
-    stream.once("close", listener);
-    stream.once("end", listener);
-    stream.once("data", listener);
+    this.idleSince.set(stream, performance.now());
+    this.arm();
+    // Flowing, so that bytes the device sends unasked are seen (and the stream dropped).
     stream.resume();
   }
 
-  private forgetIdle(stream: TunnelStream): void {
-    const listener = this.onIdleClose.get(stream);
-    if (listener) {
-      stream.off("close", listener);
-      stream.off("end", listener);
-      stream.off("data", listener);
-      stream.setTimeout(0, listener);
+  /** The most recently used idle stream that can still serve; null when there is none. */
+  private takeIdle(): TunnelStream | null {
+    for (let stream = this.idle.pop(); stream; stream = this.idle.pop()) {
+      this.idleSince.delete(stream);
+      // Closed meanwhile, or sent bytes nobody asked for: not a stream to trust with a request.
+      if (stream.destroyed || stream.readableEnded || stream.writableEnded) continue;
+      return stream;
     }
-    this.onIdleClose.delete(stream);
+    return null;
+  }
+
+  /** The pool's one timer: set for when its oldest idle stream has waited idleMs. */
+  private arm(): void {
+    if (this.timer || this.destroyed) return;
+    const oldest = this.idleSince.values().next();
+    if (oldest.done) return;
+    const wait = Math.max(1, oldest.value + this.idleMs - performance.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const now = performance.now();
+      for (const [stream, since] of this.idleSince) {
+        if (now - since < this.idleMs) break;
+        this.drop(stream);
+      }
+      this.arm();
+    }, wait);
+    this.timer.unref();
   }
 
   private drop(stream: TunnelStream): void {
-    this.forgetIdle(stream);
+    this.idleSince.delete(stream);
     const at = this.idle.indexOf(stream);
     if (at >= 0) this.idle.splice(at, 1);
     if (!stream.destroyed) stream.destroy();
@@ -133,8 +168,10 @@ export class StreamPool {
   /** The visit ended or its device went away: idle streams close, leased ones are not kept. */
   destroy(): void {
     this.destroyed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     for (const stream of this.idle.splice(0)) stream.destroy();
-    this.onIdleClose.clear();
+    this.idleSince.clear();
     for (const wake of this.waiting.splice(0)) wake();
   }
 }

@@ -16,7 +16,8 @@ function read(text: string | Buffer, cut = 1_000_000, method = "GET") {
     body: (piece) => {
       out.body += piece.toString("latin1");
     },
-    end: (reusable) => {
+    end: (reusable, last) => {
+      if (last) out.body += last.toString("latin1");
       out.end = reusable;
     },
     error: (message) => {

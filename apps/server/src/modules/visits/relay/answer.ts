@@ -10,6 +10,8 @@
 const MAX_HEAD = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\0\r\n]/;
+const HEAD_END = Buffer.from("\r\n\r\n");
+const BARE_HEAD_END = Buffer.from("\n\n");
 
 export interface AnswerHead {
   status: number;
@@ -24,8 +26,12 @@ export interface AnswerHandlers {
   head(head: AnswerHead): void;
   /** A piece of the body (a view: pass it on, do not keep it). */
   body(piece: Buffer): void;
-  /** The body is complete; `reusable`: nothing followed it and the stream may serve again. */
-  end(reusable: boolean): void;
+  /**
+   * The body is complete; `reusable`: nothing followed it and the stream may serve again.
+   * `last`: the body's last piece when it came with the end (not given to body()), so that
+   * it goes out with the end in one write.
+   */
+  end(reusable: boolean, last?: Buffer): void;
   error(message: string): void;
 }
 
@@ -96,19 +102,19 @@ export class AnswerReader {
     this.on.error(message);
   }
 
-  private finish(reusable: boolean): void {
+  private finish(reusable: boolean, last?: Buffer): void {
     if (this.done) return;
     this.done = true;
-    this.on.end(reusable);
+    this.on.end(reusable, last);
   }
 
   /** Gathers and parses a head; the bytes after it, or null when more are needed (or on error). */
   private readHead(data: Buffer): Buffer | null {
     const all = this.headBytes ? Buffer.concat([this.headBytes, data]) : data;
-    let end = all.indexOf("\r\n\r\n");
+    let end = all.indexOf(HEAD_END);
     let skip = 4;
     if (end < 0) {
-      end = all.indexOf("\n\n");
+      end = all.indexOf(BARE_HEAD_END);
       skip = 2;
     }
     if (end < 0) {
@@ -123,7 +129,10 @@ export class AnswerReader {
     }
     this.headBytes = null;
     const rest = all.subarray(end + skip);
-    const lines = all.subarray(0, end).toString("latin1").split(/\r?\n/);
+    // Lines end in CRLF; a bare LF is taken too (as Node's parser does).
+    const lines = all.toString("latin1", 0, end).split("\n");
+    for (let i = 0; i < lines.length; i++)
+      if (lines[i].endsWith("\r")) lines[i] = lines[i].slice(0, -1);
     const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/.exec(lines[0] ?? "");
     if (!status) {
       this.fail("not an HTTP/1.x answer");
@@ -201,9 +210,10 @@ export class AnswerReader {
     }
     if (f.kind === "length") {
       const take = Math.min(f.left, data.byteLength);
+      const piece = take === data.byteLength ? data : data.subarray(0, take);
       f.left -= take;
-      if (take) this.on.body(take === data.byteLength ? data : data.subarray(0, take));
-      if (f.left === 0) this.finish(this.keepAlive && take === data.byteLength);
+      if (f.left === 0) this.finish(this.keepAlive && take === data.byteLength, piece);
+      else if (take) this.on.body(piece);
       return;
     }
     if (f.kind === "chunked") this.readChunked(data);

@@ -21,11 +21,13 @@ export function createHttpRelay(deps: {
   secure: boolean;
   headers: RelayHeaders;
   sessionFor: (request: IncomingMessage, r: Route) => Promise<VisitSession>;
+  /** sessionFor's answer when it is known without waiting (else null). */
+  sessionNow: (request: IncomingMessage, r: Route) => VisitSession | null;
   elsewhere: (request: IncomingMessage, r: Route) => Promise<string | null>;
   refuse: (response: ServerResponse, error: unknown) => void;
   refuseViewOnly: (response: ServerResponse, request: IncomingMessage) => void;
 }) {
-  const { visits, secure, sessionFor, elsewhere, refuse, refuseViewOnly } = deps;
+  const { visits, secure, sessionFor, sessionNow, elsewhere, refuse, refuseViewOnly } = deps;
 
   /**
    * One request for the visit's activity: no body, no headers; the recorder keeps the path
@@ -50,7 +52,22 @@ export function createHttpRelay(deps: {
   }
   const { requestHeaders, responseHeaders } = deps.headers;
 
-  return async function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route) {
+  /**
+   * A request of a visit open here whose cookie (or key) was admitted before, whose rights
+   * check still holds and whose tunnel is here goes on at once: its head is on its way to
+   * the device before Node has finished with the request. Anything else, or anything
+   * unsure, takes the full way, which decides and refuses (docs/architecture/remote-access.md).
+   */
+  return function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route): void {
+    const quick =
+      !r.path.includes(`${TICKET_PARAM}=`) &&
+      !(r.prefix && !r.trailingSlash) &&
+      sessionNow(request, r);
+    if (quick && visits.tunnelHere(quick)) admitted(request, response, quick, r);
+    else void relayFully(request, response, r);
+  };
+
+  async function relayFully(request: IncomingMessage, response: ServerResponse, r: Route) {
     let session: VisitSession;
     try {
       const node = await elsewhere(request, r);
@@ -94,6 +111,16 @@ export function createHttpRelay(deps: {
       request.resume();
       return refuse(response, error);
     }
+    admitted(request, response, session, r);
+  }
+
+  /** A request of an admitted visit: refused when read-only forbids it, else exchanged. */
+  function admitted(
+    request: IncomingMessage,
+    response: ServerResponse,
+    session: VisitSession,
+    r: Route,
+  ) {
     visits.touch(session);
     const at = session.lastActive;
     // A read-only visitor changes nothing: only safe methods reach the device.
@@ -103,25 +130,22 @@ export function createHttpRelay(deps: {
       report(session, request, r, at, { status: 403, bytesIn: 0, bytesOut: 0 });
       return;
     }
-    void exchange(request, response, session, r, at);
-  };
+    const stream = visits.agentOf(session).leaseNow();
+    if (stream) exchange(request, response, session, r, at, stream);
+    else void leaseAndExchange(request, response, session, r, at);
+  }
 
-  /**
-   * One request and its answer on a pooled tunnel stream: the request head written by us, the
-   * body passed on (chunked again when the browser sent it chunked), and of the answer only
-   * the head parsed (AnswerReader); its body goes to the browser as the views read.
-   */
-  async function exchange(
+  /** No idle stream of the visit's pool: one freed or opened (the rights check again). */
+  async function leaseAndExchange(
     request: IncomingMessage,
     response: ServerResponse,
     session: VisitSession,
     r: Route,
     at: Date,
   ) {
-    const pool = visits.agentOf(session);
     let stream: TunnelStream;
     try {
-      stream = await pool.lease();
+      stream = await visits.agentOf(session).lease();
     } catch (error) {
       request.resume();
       report(session, request, r, at, { status: 0, bytesIn: 0, bytesOut: 0 });
@@ -130,11 +154,30 @@ export function createHttpRelay(deps: {
         error instanceof AppError ? error : new AppError("TARGET_UNREACHABLE", null, 502),
       );
     }
+    exchange(request, response, session, r, at, stream);
+  }
+
+  /**
+   * One request and its answer on a pooled tunnel stream: the request head written by us, the
+   * body passed on (chunked again when the browser sent it chunked), and of the answer only
+   * the head parsed (AnswerReader); its body goes to the browser as the views read.
+   */
+  function exchange(
+    request: IncomingMessage,
+    response: ServerResponse,
+    session: VisitSession,
+    r: Route,
+    at: Date,
+    stream: TunnelStream,
+  ) {
+    const pool = visits.agentOf(session);
     if (response.destroyed) return pool.release(stream, false);
     const method = request.method ?? "GET";
+    const lengthHeader = request.headers["content-length"];
     const chunked =
-      request.headers["transfer-encoding"] !== undefined &&
-      request.headers["content-length"] === undefined;
+      request.headers["transfer-encoding"] !== undefined && lengthHeader === undefined;
+    // No Content-Length and no Transfer-Encoding: the request has no body (RFC 9112 §6.3).
+    const bodiless = !chunked && (lengthHeader === undefined || lengthHeader === "0");
     const headers = requestHeaders(request, session, r, false);
     let head = `${method} ${r.path} HTTP/1.1\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
@@ -190,9 +233,10 @@ export function createHttpRelay(deps: {
       body: (piece) => {
         if (!response.write(piece)) stream.pause();
       },
-      end: (reusable) => {
+      end: (reusable, last) => {
+        // The browser's answer first; the bookkeeping after it is off its way.
+        response.end(last);
         settle(reusable);
-        response.end();
       },
       error: failed,
     });
@@ -229,6 +273,12 @@ export function createHttpRelay(deps: {
     // Paused by a slow browser in its last exchange, perhaps.
     stream.resume();
     stream.write(head);
+    if (bodiless) {
+      // Nothing follows the head: it leaves now, while Node finishes with the request.
+      stream.flush();
+      requestSent = true;
+      return;
+    }
     request.on("data", onRequestData);
     request.on("end", onRequestEnd);
   }
