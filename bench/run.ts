@@ -7,6 +7,24 @@
  */
 import { spawnSync } from "node:child_process";
 
+// First, unless this is it: the benches built as the server ships (bench/bundle.ts), run
+// with the same Node flags (a profile's too) but without tsx.
+if (!process.env.BENCH_BUILT) {
+  const { bundleBenches } = await import("./bundle.ts");
+  const built = await bundleBenches();
+  const flags: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const flag = process.execArgv[i];
+    if (flag === "--import" && process.execArgv[i + 1] === "tsx") i++;
+    else if (flag !== "--import=tsx") flags.push(flag);
+  }
+  const result = spawnSync(process.execPath, [...flags, built, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_BUILT: "1" },
+  });
+  process.exit(result.status ?? 1);
+}
+
 const name = process.argv[2];
 const deploy = process.argv.slice(3).includes("--deploy");
 const available = [
@@ -26,7 +44,8 @@ if (name === "all" && !deploy) {
   let failed = 0;
   for (const one of available) {
     console.log(`\n== npm run bench -- ${one}`);
-    const result = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, one], {
+    // process.argv[1]: the built benches (see above).
+    const result = spawnSync(process.execPath, [...process.execArgv, process.argv[1], one], {
       stdio: "inherit",
     });
     if (result.status !== 0) failed++;

@@ -34,6 +34,17 @@ export function hashToken(token: string): string {
   return digest("sha256", token, "hex");
 }
 
+/**
+ * Whether two secrets are the same, in time that depends only on their length (no early
+ * exit at the first difference): what byCookieNow compares a visit cookie with.
+ */
+export function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 export function randomDigits(count: number): string {
   return String(randomInt(0, 10 ** count)).padStart(count, "0");
 }

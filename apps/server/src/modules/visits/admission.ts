@@ -1,9 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
-import { hashToken, newToken } from "../../infra/crypto.ts";
+import { hashToken, newToken, sameSecret } from "../../infra/crypto.ts";
 import type { Actor } from "../access/service.ts";
 import { checkHolds } from "./check.ts";
 import type { VisitRegistry } from "./registry.ts";
@@ -72,7 +71,7 @@ export function createVisitAdmission(deps: {
     if (session.cookieHash !== hash) throw new AppError("VISIT_LINK_INVALID", null, 403);
     if (session.ended) throw new AppError("VISIT_ENDED", null, 410);
     await check(session, false);
-    session.cookieKnown = Buffer.from(cookie);
+    session.cookieKnown = cookie;
     return session;
   }
 
@@ -84,10 +83,8 @@ export function createVisitAdmission(deps: {
   function byCookieNow(id: string, cookie: string | undefined): VisitSession | null {
     const session = sessions.get(id);
     const known = session?.cookieKnown;
-    if (!session || !known || !cookie || cookie.length !== known.byteLength) return null;
-    const given = Buffer.from(cookie);
-    if (given.byteLength !== known.byteLength || !timingSafeEqual(given, known)) return null;
-    return checkHolds(session, clock.now()) ? session : null;
+    if (!session || !known || !cookie || !sameSecret(cookie, known)) return null;
+    return checkHolds(session, clock) ? session : null;
   }
 
   /** A visit used by its own user and terminal through the API (TCP forwards). */

@@ -21,11 +21,11 @@ const FRESH_MS = 1000;
  * Whether the visit's last check still serves (passed within FRESH_MS, its right not run
  * out, the visit not ended): what lets the relay take a request without waiting.
  */
-export function checkHolds(session: VisitSession, now: Date): boolean {
+export function checkHolds(session: VisitSession, clock: Clock): boolean {
   return (
     !session.ended &&
     Date.now() - session.checkedAtMs < FRESH_MS &&
-    (!session.rightEndsAt || session.rightEndsAt > now)
+    (!session.rightEndsAt || session.rightEndsAt > clock.now())
   );
 }
 
@@ -46,7 +46,7 @@ export function createVisitCheck(deps: {
   async function check(session: VisitSession, force: boolean): Promise<void> {
     if (session.ended) throw new AppError("VISIT_ENDED", null, 410);
     if (!force) {
-      if (checkHolds(session, clock.now())) return;
+      if (checkHolds(session, clock)) return;
       if (session.checking) return session.checking;
     } else if (session.checking) {
       // A check begun before the change may have read the old right: ask once more.

@@ -22,7 +22,7 @@ export interface VisitSession {
    * The cookie (or path key) byCookie last admitted, so that the next request of the visit
    * is matched in constant time without hashing it again; cleared when the hash changes.
    */
-  cookieKnown: Buffer | null;
+  cookieKnown: string | null;
   ended: boolean;
   readonly streams: Set<TunnelStream>;
   /** Sockets handed over whole (WebSocket upgrades, TCP forwards), cut with the visit. */

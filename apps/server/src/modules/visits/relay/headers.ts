@@ -30,9 +30,15 @@ const HOP_BY_HOP = new Set([
 
 /** One cookie's value from a Cookie header. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  if (!header) return undefined;
+  // Scanned in place (every relayed request reads it): `name=value` pairs between semicolons.
+  for (let at = 0; at < header.length; ) {
+    let end = header.indexOf(";", at);
+    if (end < 0) end = header.length;
+    const eq = header.indexOf("=", at);
+    if (eq > at && eq < end && header.slice(at, eq).trim() === name)
+      return header.slice(eq + 1, end).trim();
+    at = end + 1;
   }
   return undefined;
 }

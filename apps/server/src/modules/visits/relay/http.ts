@@ -185,12 +185,17 @@ export function createHttpRelay(deps: {
       ? "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
       : "Connection: keep-alive\r\n\r\n";
 
-    let requestSent = false;
-    let settled = false;
-    let status = 0;
     // The stream may have served earlier exchanges: this one's bytes are what it adds.
     const bytesIn = stream.bytesIn;
     const bytesOut = stream.bytesOut;
+    // The head goes first: nothing of the answer can arrive before this function returns, and
+    // what is set up below is then off the request's way.
+    stream.write(head);
+    // Nothing follows the head: it leaves now, while the rest is set up.
+    if (bodiless) stream.flush();
+    let requestSent = bodiless;
+    let settled = false;
+    let status = 0;
     const settle = (reusable: boolean) => {
       if (settled) return;
       settled = true;
@@ -269,16 +274,10 @@ export function createHttpRelay(deps: {
       if (chunked && !settled) stream.write("0\r\n\r\n");
       requestSent = true;
     };
-    stream.on("drain", onStreamDrain);
     // Paused by a slow browser in its last exchange, perhaps.
     stream.resume();
-    stream.write(head);
-    if (bodiless) {
-      // Nothing follows the head: it leaves now, while Node finishes with the request.
-      stream.flush();
-      requestSent = true;
-      return;
-    }
+    if (bodiless) return;
+    stream.on("drain", onStreamDrain);
     request.on("data", onRequestData);
     request.on("end", onRequestEnd);
   }
