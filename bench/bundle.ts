@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
+import { bundleWorkspaceSources, SERVER_BUNDLE } from "../scripts/build.mjs";
 
 /**
  * The benches as one ES module built the way scripts/build.mjs builds the server for
@@ -14,8 +15,8 @@ import * as esbuild from "esbuild";
  * they do from the sources: the benches' child scripts, the server's migrations, the agent's
  * build. Written to apps/server/.bench/ (not in git), where the server's npm packages resolve.
  */
-/** Spelt apart: this file is bundled too, and must keep its needles. */
-const META = ["import", "meta"].join(".");
+/** `import.meta.<dirname|filename|url>`, spelt apart: this file is bundled too. */
+const NEEDLE = new RegExp(`${["import", "meta"].join("\\.")}\\.(dirname|filename|url)\\b`, "g");
 
 export async function bundleBenches(): Promise<string> {
   const root = path.resolve(import.meta.dirname, "..");
@@ -23,16 +24,24 @@ export async function bundleBenches(): Promise<string> {
   const ownImportMeta: esbuild.Plugin = {
     name: "own-import-meta",
     setup(build) {
-      // @keyway/shared and @keyway/protocol are TypeScript sources: bundled, as in production.
-      build.onResolve({ filter: /^@keyway\// }, (args) => ({
-        path: fileURLToPath(import.meta.resolve(args.path)),
-      }));
+      bundleWorkspaceSources(build);
       build.onLoad({ filter: /\.(ts|mjs|js)$/ }, (args) => {
         if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-        const contents = readFileSync(args.path, "utf8")
-          .replaceAll(`${META}.dirname`, JSON.stringify(path.dirname(args.path)))
-          .replaceAll(`${META}.filename`, JSON.stringify(args.path))
-          .replaceAll(`${META}.url`, JSON.stringify(pathToFileURL(args.path).href));
+        const own: Record<string, string> = {
+          dirname: JSON.stringify(path.dirname(args.path)),
+          filename: JSON.stringify(args.path),
+          url: JSON.stringify(pathToFileURL(args.path).href),
+        };
+        const contents = readFileSync(args.path, "utf8").replace(
+          NEEDLE,
+          (found, key: string, at: number, text: string) => {
+            // Inside a string literal (code that writes code, as the agent's build banner
+            // does) it stays: count the quotes before it on its line.
+            const line = text.slice(text.lastIndexOf("\n", at) + 1, at);
+            const quoted = (line.match(/['"`]/g)?.length ?? 0) % 2 === 1;
+            return quoted ? found : own[key];
+          },
+        );
         return { contents, loader: args.path.endsWith(".ts") ? "ts" : "js" };
       });
     },
@@ -41,12 +50,7 @@ export async function bundleBenches(): Promise<string> {
     absWorkingDir: root,
     entryPoints: [path.join(root, "bench/run.ts")],
     outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    sourcemap: true,
-    packages: "external",
+    ...SERVER_BUNDLE,
     plugins: [ownImportMeta],
     logLevel: "warning",
   });

@@ -45,15 +45,32 @@ const APPS = {
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
 
+/**
+ * How the server is bundled for production; the benches are built the same way
+ * (bench/bundle.ts), so that they run the code that ships.
+ */
+export const SERVER_BUNDLE = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  packages: "external",
+};
+
 /** Workspace packages (@keyway/shared, @keyway/protocol) are bundled, from their sources. */
+export function bundleWorkspaceSources(build) {
+  // Node's own resolution of the import, from the workspace root: the package's exports,
+  // through the node_modules/@keyway link to its real folder.
+  build.onResolve({ filter: /^@keyway\// }, (args) => ({
+    path: fileURLToPath(import.meta.resolve(args.path)),
+  }));
+}
+
 const bundleWorkspaces = {
   name: "bundle-workspaces",
   setup(build) {
-    // Node's own resolution of the import, from the workspace root: the package's exports,
-    // through the node_modules/@keyway link to its real folder.
-    build.onResolve({ filter: /^@keyway\// }, (args) => ({
-      path: fileURLToPath(import.meta.resolve(args.path)),
-    }));
+    bundleWorkspaceSources(build);
     // The version check stays a file of its own, imported first (see above).
     build.onResolve({ filter: /\/node-check\.mjs$/ }, (args) =>
       args.kind === "entry-point" ? undefined : { path: "./node-check.js", external: true },
@@ -108,12 +125,7 @@ async function buildApp(name, outdir) {
     absWorkingDir: root,
     entryPoints,
     outdir,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    sourcemap: true,
-    packages: "external",
+    ...SERVER_BUNDLE,
     plugins: [bundleWorkspaces],
     metafile: true,
     // Checked first, then written: a refused build leaves the previous one in place.
