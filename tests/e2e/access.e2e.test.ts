@@ -341,7 +341,7 @@ describe("access workflow, message centre and authority centre in the browser", 
     };
     await askVisit(dave, "Need access");
     await dave.click(tid("request-submit"));
-    await dave.locator(`${tid("request-result")}[data-outcome="sent"]`).waitFor();
+    await waitToSee(dave.locator(`${tid("request-result")}[data-outcome="sent"]`));
     await dave.click(tid("request-close"));
 
     await alice.click(tid("nav-msgCenter"));

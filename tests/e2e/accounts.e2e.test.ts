@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifications, terminals } from "../../apps/server/src/db/schema.ts";
 import { hashToken } from "../../apps/server/src/infra/crypto.ts";
-import { startPlatform, tid } from "./browser.ts";
+import { startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * A newcomer's first minutes, in a real browser: register by e-mail with the code from a
@@ -87,6 +87,7 @@ async function apiLogin(loginName: string, loginPwd: string, terminalType = "web
 
 async function logInAs(page: Page, email: string, password: string, language = "en") {
   await page.goto(platform.url(`/login?language=${language}`));
+  await waitToSee(page.locator(tid("login-tab-email")));
   await page.click(tid("login-tab-email"));
   await page.fill(tid("login-email"), email);
   await page.fill(tid("login-password"), password);

@@ -691,7 +691,14 @@ describe("keyway-agent forward", () => {
     child.stdout?.on("data", (d) => output.push(String(d)));
     child.stderr?.on("data", (d) => output.push(String(d)));
     try {
-      await until(() => /forwarding 127\.0\.0\.1:\d+/.test(output.join("")), 60_000, "forward");
+      // A stall says what the forward printed (it once said nothing for 60 s in a full run).
+      await until(
+        () => /forwarding 127\.0\.0\.1:\d+/.test(output.join("")),
+        60_000,
+        "forward",
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; forward said: ${output.join("") || "(nothing)"}`);
+      });
       const localPort = Number(/forwarding 127\.0\.0\.1:(\d+)/.exec(output.join(""))?.[1]);
       const socket: Socket = connect(localPort, "127.0.0.1");
       const payload = Buffer.from(`modbus-ish ${"z".repeat(100_000)}`);
