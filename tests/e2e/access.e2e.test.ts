@@ -61,8 +61,14 @@ async function provisionThroughOperatorApi() {
   return res.hwdata.list[0] as ProvisionedDevice;
 }
 
-const logIn = (page: Page, person: { email: string; password: string }) =>
-  platform.logIn(page, person);
+/**
+ * Logged in, and each wait of this file's long workflows (240 s each) allowed 40 s: in full
+ * runs on a loaded 2-core machine a step took over 20 s now here, now there.
+ */
+async function logIn(page: Page, person: { email: string; password: string }) {
+  await platform.logIn(page, person);
+  page.setDefaultTimeout(40_000);
+}
 
 async function newPage(): Promise<[BrowserContext, Page]> {
   const context = await platform.browser.newContext({ viewport: { width: 1440, height: 900 } });

@@ -498,6 +498,9 @@ export async function buildApp(deps: AppDeps) {
 
   await serveWeb(app, config.WEB_DIST);
   app.addHook("onClose", async () => {
+    // Reporting takes no new batch from the moment the stop begins (the one in flight
+    // finishes); the other parts close first, then it is waited for.
+    const reportingStopped = reporting.stop();
     await push.close();
     await visits.close();
     await tunnels.close();
@@ -506,7 +509,7 @@ export async function buildApp(deps: AppDeps) {
     await alarmNotify.stop();
     await iotCards.stop();
     await gateway.close();
-    await reporting.stop();
+    await reportingStopped;
     metrics.close();
     senders.close();
   });

@@ -75,7 +75,8 @@ export async function startReportReceiver(opts: {
   const now = opts.now ?? Date.now;
   const points: ReceivedPoint[] = [];
   const seen = new Set<number>();
-  const state = { down: false, delayMs: 0, batches: 0, duplicates: 0, refused: 0 };
+  /** `arrived`: requests whose body has come in, before any delay or refusal. */
+  const state = { down: false, delayMs: 0, arrived: 0, batches: 0, duplicates: 0, refused: 0 };
   /** X-Keyway-Batch of each accepted batch, in arrival order (a resend appears twice). */
   const batchIds: string[] = [];
   const certificate = opts.tls ? (opts.certificate ?? selfSignedCertificate()) : undefined;
@@ -98,6 +99,7 @@ export async function startReportReceiver(opts: {
       body += chunk;
     });
     req.on("end", async () => {
+      state.arrived += 1;
       if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
       if (state.down) return res.writeHead(503).end("maintenance");
       const refusal = verify(req, body);

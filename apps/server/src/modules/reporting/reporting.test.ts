@@ -228,7 +228,8 @@ describe("restarts", () => {
     // The first node stops while its first batch is at the (slow) receiver.
     receiver.state.delayMs = 300;
     const running = h.app.services.reporting.deliverDue();
-    await new Promise((r) => setTimeout(r, 100));
+    const arrived = receiver.state.arrived;
+    while (receiver.state.arrived === arrived) await new Promise((r) => setTimeout(r, 5));
     const stopping = h.stopApp();
     await running;
     await stopping;
