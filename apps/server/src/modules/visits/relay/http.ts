@@ -8,6 +8,11 @@ import type { RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
 import { type Route, TICKET_PARAM, VISIT_COOKIE } from "./route.ts";
 
+/** A first open: the URL carries the one-time ticket, to be exchanged for the visit's secret. */
+const carriesTicket = (r: Route) => r.path.includes(`${TICKET_PARAM}=`);
+/** Path mode without the slash after the prefix: redirected so relative links resolve. */
+const needsSlash = (r: Route) => r.prefix !== "" && !r.trailingSlash;
+
 /** Methods that change nothing (RFC 9110 §9.2.1): all a read-only visitor may send. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -59,10 +64,7 @@ export function createHttpRelay(deps: {
    * unsure, takes the full way, which decides and refuses (docs/architecture/remote-access.md).
    */
   return function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route): void {
-    const quick =
-      !r.path.includes(`${TICKET_PARAM}=`) &&
-      !(r.prefix && !r.trailingSlash) &&
-      sessionNow(request, r);
+    const quick = !carriesTicket(r) && !needsSlash(r) && sessionNow(request, r);
     if (quick && visits.tunnelHere(quick)) admitted(request, response, quick, r);
     else void relayFully(request, response, r);
   };
@@ -72,7 +74,7 @@ export function createHttpRelay(deps: {
     try {
       const node = await elsewhere(request, r);
       if (node) return forwardHttp(request, response, node, (error) => refuse(response, error));
-      const ticket = r.path.includes(`${TICKET_PARAM}=`)
+      const ticket = carriesTicket(r)
         ? new URL(r.path, "http://visit").searchParams.get(TICKET_PARAM)
         : null;
       if (ticket) {
@@ -98,7 +100,7 @@ export function createHttpRelay(deps: {
         response.end();
         return;
       }
-      if (r.prefix && !r.trailingSlash) {
+      if (needsSlash(r)) {
         // Relative links of the device's pages resolve against /visit/<id>.<key>/, not /visit/.
         request.resume();
         clearHeaders(response);
