@@ -23,24 +23,28 @@ const DAY_S = 86_400;
 /** The newest SMS code to `recipient` (country code + number) in the outbox, newer than `after`. */
 async function smsCode(recipient: string, after = 0): Promise<{ code: string; id: number }> {
   let found: { code: string; id: number } | undefined;
+  // Up to 30 s: in a full run on a loaded 2-core machine the send took over 10 s once.
   await expect
-    .poll(async () => {
-      const [row] = await platform.db
-        .select()
-        .from(notifications)
-        .where(
-          and(
-            eq(notifications.recipient, recipient),
-            eq(notifications.channel, "sms"),
-            gt(notifications.id, after),
-          ),
-        )
-        .orderBy(desc(notifications.id))
-        .limit(1);
-      const code = row?.body.match(/\b(\d{6})\b/)?.[1];
-      found = code && row ? { code, id: row.id } : undefined;
-      return found !== undefined;
-    })
+    .poll(
+      async () => {
+        const [row] = await platform.db
+          .select()
+          .from(notifications)
+          .where(
+            and(
+              eq(notifications.recipient, recipient),
+              eq(notifications.channel, "sms"),
+              gt(notifications.id, after),
+            ),
+          )
+          .orderBy(desc(notifications.id))
+          .limit(1);
+        const code = row?.body.match(/\b(\d{6})\b/)?.[1];
+        found = code && row ? { code, id: row.id } : undefined;
+        return found !== undefined;
+      },
+      { timeout: 30_000 },
+    )
     .toBe(true);
   return found!;
 }
