@@ -79,6 +79,7 @@ import { tunnelRoutes } from "./modules/tunnel/routes.ts";
 import { createTunnelHub } from "./modules/tunnel/service.ts";
 import { createVerificationService } from "./modules/verification/service.ts";
 import { createVisitHosts } from "./modules/visits/hosts.ts";
+import { attachFront } from "./modules/visits/relay/front.ts";
 import { createRelay } from "./modules/visits/relay.ts";
 import {
   visitActivityCsvRoute,
@@ -152,6 +153,8 @@ export async function buildApp(deps: AppDeps) {
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
       server.setTimeout(0);
+      // Plain visit requests are read and answered on the socket (relay/front.ts).
+      attachFront(server, (request, done) => relay?.serveFront(request, done) ?? false);
       return server;
     },
   });

@@ -49,6 +49,12 @@ export function createVisitRegistry(deps: {
     return tunnels.isOnline(session.deviceId);
   }
 
+  /** A visit open on this node whose device's tunnel is here: one the relay needs to ask nobody about. */
+  function openHere(id: string): boolean {
+    const session = sessions.get(id);
+    return session !== undefined && !session.ended && tunnels.isOnline(session.deviceId);
+  }
+
   async function row(id: string): Promise<Visit | undefined> {
     const [visit] = await db.select().from(visits).where(eq(visits.id, id)).limit(1);
     return visit;
@@ -168,7 +174,19 @@ export function createVisitRegistry(deps: {
       .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));
   }
 
-  return { sessions, nodeOf, tunnelHere, row, sessionOf, touch, hold, totals, end, flush };
+  return {
+    sessions,
+    nodeOf,
+    tunnelHere,
+    openHere,
+    row,
+    sessionOf,
+    touch,
+    hold,
+    totals,
+    end,
+    flush,
+  };
 }
 
 export type VisitRegistry = ReturnType<typeof createVisitRegistry>;

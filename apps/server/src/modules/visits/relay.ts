@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { upgradeHead } from "../../http/upgradeHead.ts";
 import { RELAYED_HEADER } from "./forward.ts";
 import type { VisitHosts } from "./hosts.ts";
-import { cookieValue, createRelayHeaders } from "./relay/headers.ts";
+import { type BrowserRequest, cookieValue, createRelayHeaders } from "./relay/headers.ts";
 import { createHttpRelay } from "./relay/http.ts";
 import { createRefusals } from "./relay/refusals.ts";
 import { createRouter, type Route, VISIT_COOKIE } from "./relay/route.ts";
@@ -33,13 +33,13 @@ export function createRelay(deps: {
   const { refuse, refuseViewOnly, asAppError } = createRefusals(log);
 
   /** The visit of a request: the cookie on a visit host, the key in the path in path mode. */
-  function sessionFor(request: IncomingMessage, r: Route): Promise<VisitSession> {
+  function sessionFor(request: BrowserRequest, r: Route): Promise<VisitSession> {
     if (r.prefix) return visits.byCookie(r.id, r.key);
     return visits.byCookie(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
   }
 
   /** sessionFor's answer when it needs no wait (visits.byCookieNow), else null. */
-  function sessionNow(request: IncomingMessage, r: Route): VisitSession | null {
+  function sessionNow(request: BrowserRequest, r: Route): VisitSession | null {
     if (r.prefix) return visits.byCookieNow(r.id, r.key);
     return visits.byCookieNow(r.id, cookieValue(request.headers.cookie, VISIT_COOKIE));
   }
@@ -50,7 +50,7 @@ export function createRelay(deps: {
     return visits.nodeOf(r.id);
   }
 
-  const relayHttp = createHttpRelay({
+  const { relayHttp, serveFront } = createHttpRelay({
     visits,
     secure,
     headers,
@@ -59,6 +59,8 @@ export function createRelay(deps: {
     elsewhere,
     refuse,
     refuseViewOnly,
+    asAppError,
+    route,
   });
   const { upgrade, tcp } = createSocketRelay({
     visits,
@@ -77,7 +79,7 @@ export function createRelay(deps: {
     if (request.raw.headers.upgrade) {
       void upgrade(request.raw, request.raw.socket, upgradeHead(request.raw), found);
     } else {
-      void relayHttp(request.raw, reply.raw, found);
+      relayHttp(request.raw, reply.raw, found);
     }
   }
 
@@ -90,9 +92,9 @@ export function createRelay(deps: {
     if (request.headers.upgrade) return false;
     const found = route(request);
     if (!found) return false;
-    void relayHttp(request, response, found);
+    relayHttp(request, response, found);
     return true;
   }
 
-  return { onRequest, take, tcp, screen, route };
+  return { onRequest, take, serveFront, tcp, screen, route };
 }

@@ -116,6 +116,7 @@ export function createVisitService(deps: {
     byCaller: admission.byCaller,
     nodeOf: registry.nodeOf,
     tunnelHere: registry.tunnelHere,
+    openHere: registry.openHere,
     openStream: streams.openStream,
     agentOf: streams.agentOf,
     hold: registry.hold,

@@ -20,6 +20,8 @@ export interface AnswerHead {
   rawHeaders: string[];
   /** The stream may carry another exchange once this answer's body has ended. */
   keepAlive: boolean;
+  /** How the body is delimited on the stream (none: HEAD, 204, 304). */
+  framing: Framing["kind"];
 }
 
 export interface AnswerHandlers {
@@ -68,6 +70,11 @@ export class AnswerReader {
 
   get finished(): boolean {
     return this.done;
+  }
+
+  /** Reads no more: the exchange has failed on the browser's side (nothing more is called). */
+  stop(): void {
+    this.done = true;
   }
 
   /** Bytes from the stream. */
@@ -195,6 +202,7 @@ export class AnswerReader {
       statusMessage: status[3] ?? "",
       rawHeaders,
       keepAlive: this.keepAlive,
+      framing: this.framing.kind,
     });
     if (this.done) return null;
     if (this.framing.kind === "none" || (this.framing.kind === "length" && this.framing.left === 0))

@@ -3,6 +3,15 @@ import type { VisitSession } from "../session.ts";
 import { type Route, VISIT_COOKIE } from "./route.ts";
 
 /**
+ * What the relay reads of a browser's request: Node's IncomingMessage, or the head the front
+ * door read itself (front.ts).
+ */
+export type BrowserRequest = Pick<
+  IncomingMessage,
+  "method" | "url" | "rawHeaders" | "headers" | "socket"
+>;
+
+/**
  * Path mode answers run in an opaque origin (docs/security.md): no access to Keyway's
  * cookies, storage or API as the visitor, no top navigation of the visitor's tab; the rest
  * a device UI needs (scripts, forms, pop-ups that stay sandboxed, dialogs, downloads) stays.
@@ -92,12 +101,12 @@ function jarHeader(jar: Map<string, string>): string {
  */
 export function createRelayHeaders(publicProto: "http" | "https") {
   /** Where the browser stands: the visit host, or Keyway's host in path mode. */
-  function browserOrigin(request: IncomingMessage): string {
+  function browserOrigin(request: BrowserRequest): string {
     return `${publicProto}://${request.headers.host ?? ""}`;
   }
 
   function requestHeaders(
-    request: IncomingMessage,
+    request: BrowserRequest,
     session: VisitSession,
     r: Route,
     keepUpgrade: boolean,
@@ -150,7 +159,7 @@ export function createRelayHeaders(publicProto: "http" | "https") {
 
   function responseHeaders(
     raw: string[],
-    request: IncomingMessage,
+    request: BrowserRequest,
     session: VisitSession,
     r: Route,
   ): string[] {

@@ -1,17 +1,27 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { TunnelStream } from "@keyway/protocol/mux";
-import { AppError } from "../../../http/envelope.ts";
+import type { AppError } from "../../../http/envelope.ts";
 import { forwardHttp } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
 import { AnswerReader } from "./answer.ts";
-import type { RelayHeaders } from "./headers.ts";
+import type { FrontRequest } from "./front.ts";
+import type { BrowserRequest, RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
 import { type Route, TICKET_PARAM, VISIT_COOKIE } from "./route.ts";
+import { type AnswerSink, ResponseSink, SocketSink } from "./sinks.ts";
 
 /** A first open: the URL carries the one-time ticket, to be exchanged for the visit's secret. */
 const carriesTicket = (r: Route) => r.path.includes(`${TICKET_PARAM}=`);
 /** Path mode without the slash after the prefix: redirected so relative links resolve. */
 const needsSlash = (r: Route) => r.prefix !== "" && !r.trailingSlash;
+
+/** Headers without Content-Length. */
+function lengthless(headers: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < headers.length; i += 2)
+    if (headers[i].toLowerCase() !== "content-length") out.push(headers[i], headers[i + 1]);
+  return out;
+}
 
 /** Methods that change nothing (RFC 9110 §9.2.1): all a read-only visitor may send. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -25,14 +35,17 @@ export function createHttpRelay(deps: {
   visits: VisitService;
   secure: boolean;
   headers: RelayHeaders;
-  sessionFor: (request: IncomingMessage, r: Route) => Promise<VisitSession>;
+  sessionFor: (request: BrowserRequest, r: Route) => Promise<VisitSession>;
   /** sessionFor's answer when it is known without waiting (else null). */
-  sessionNow: (request: IncomingMessage, r: Route) => VisitSession | null;
+  sessionNow: (request: BrowserRequest, r: Route) => VisitSession | null;
+  route: (request: BrowserRequest) => Route | null;
   elsewhere: (request: IncomingMessage, r: Route) => Promise<string | null>;
   refuse: (response: ServerResponse, error: unknown) => void;
   refuseViewOnly: (response: ServerResponse, request: IncomingMessage) => void;
+  asAppError: (error: unknown) => AppError;
 }) {
-  const { visits, secure, sessionFor, sessionNow, elsewhere, refuse, refuseViewOnly } = deps;
+  const { visits, secure, sessionFor, sessionNow, elsewhere, refuse, refuseViewOnly, route } = deps;
+  const { asAppError } = deps;
 
   /**
    * One request for the visit's activity: no body, no headers; the recorder keeps the path
@@ -40,7 +53,7 @@ export function createHttpRelay(deps: {
    */
   function report(
     session: VisitSession,
-    request: IncomingMessage,
+    request: BrowserRequest,
     r: Route,
     at: Date,
     answer: { status: number; bytesIn: number; bytesOut: number },
@@ -63,11 +76,50 @@ export function createHttpRelay(deps: {
    * the device before Node has finished with the request. Anything else, or anything
    * unsure, takes the full way, which decides and refuses (docs/architecture/remote-access.md).
    */
-  return function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route): void {
-    const quick = !carriesTicket(r) && !needsSlash(r) && sessionNow(request, r);
-    if (quick && visits.tunnelHere(quick)) admitted(request, response, quick, r);
+  function relayHttp(request: IncomingMessage, response: ServerResponse, r: Route): void {
+    const quick = quickSession(request, r);
+    if (quick) admitted(request, response, quick, r);
     else void relayFully(request, response, r);
-  };
+  }
+
+  /** The visit of a request that may go on at once: admitted before, its tunnel here. */
+  function quickSession(request: BrowserRequest, r: Route): VisitSession | null {
+    if (carriesTicket(r) || needsSlash(r)) return null;
+    const session = sessionNow(request, r);
+    return session && visits.tunnelHere(session) ? session : null;
+  }
+
+  /**
+   * The front door's request (front.ts), a GET, HEAD or OPTIONS without a body: served on its
+   * socket when its visit is open here with its tunnel here (admitted at once, or after its
+   * cookie and rights are checked again). Declined (false, nothing touched) otherwise — the
+   * ticket's first open, another node's visit, a changing method — for Node's parser and
+   * relayHttp to take.
+   */
+  function serveFront(request: FrontRequest, done: (keep: boolean) => void): boolean {
+    if (!SAFE_METHODS.has(request.method)) return false;
+    const r = route(request);
+    if (!r || carriesTicket(r) || needsSlash(r)) return false;
+    const quick = quickSession(request, r);
+    if (!quick && !visits.openHere(r.id)) return false;
+    const sink = new SocketSink(request.socket, request.close, request.keepAliveSeconds, done);
+    if (quick) take(request, sink, quick, r, null);
+    else void admitFront(request, sink, r);
+    return true;
+  }
+
+  /** The front door's request whose cookie and rights are checked again first. */
+  async function admitFront(request: FrontRequest, sink: AnswerSink, r: Route) {
+    let session: VisitSession;
+    try {
+      session = await sessionFor(request, r);
+    } catch (error) {
+      return sink.fail(asAppError(error));
+    }
+    take(request, sink, session, r, null);
+  }
+
+  return { relayHttp, serveFront };
 
   async function relayFully(request: IncomingMessage, response: ServerResponse, r: Route) {
     let session: VisitSession;
@@ -116,70 +168,81 @@ export function createHttpRelay(deps: {
     admitted(request, response, session, r);
   }
 
-  /** A request of an admitted visit: refused when read-only forbids it, else exchanged. */
+  /** A request Node parsed of an admitted visit: refused when read-only forbids it, else taken. */
   function admitted(
     request: IncomingMessage,
     response: ServerResponse,
     session: VisitSession,
     r: Route,
   ) {
-    visits.touch(session);
-    const at = session.lastActive;
     // A read-only visitor changes nothing: only safe methods reach the device.
     if (session.viewOnly && !SAFE_METHODS.has(request.method ?? "GET")) {
+      visits.touch(session);
       request.resume();
       refuseViewOnly(response, request);
-      report(session, request, r, at, { status: 403, bytesIn: 0, bytesOut: 0 });
+      report(session, request, r, session.lastActive, { status: 403, bytesIn: 0, bytesOut: 0 });
       return;
     }
+    take(request, new ResponseSink(request, response, refuse), session, r, request);
+  }
+
+  /** A request the visit may make: on an idle stream of its pool at once, or the next one. */
+  function take(
+    request: BrowserRequest,
+    sink: AnswerSink,
+    session: VisitSession,
+    r: Route,
+    body: IncomingMessage | null,
+  ) {
+    visits.touch(session);
+    const at = session.lastActive;
     const stream = visits.agentOf(session).leaseNow();
-    if (stream) exchange(request, response, session, r, at, stream);
-    else void leaseAndExchange(request, response, session, r, at);
+    if (stream) exchange(request, sink, session, r, at, stream, body);
+    else void leaseAndExchange(request, sink, session, r, at, body);
   }
 
   /** No idle stream of the visit's pool: one freed or opened (the rights check again). */
   async function leaseAndExchange(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: BrowserRequest,
+    sink: AnswerSink,
     session: VisitSession,
     r: Route,
     at: Date,
+    body: IncomingMessage | null,
   ) {
     let stream: TunnelStream;
     try {
       stream = await visits.agentOf(session).lease();
     } catch (error) {
-      request.resume();
       report(session, request, r, at, { status: 0, bytesIn: 0, bytesOut: 0 });
-      return refuse(
-        response,
-        error instanceof AppError ? error : new AppError("TARGET_UNREACHABLE", null, 502),
-      );
+      return sink.fail(asAppError(error));
     }
-    exchange(request, response, session, r, at, stream);
+    exchange(request, sink, session, r, at, stream, body);
   }
 
   /**
    * One request and its answer on a pooled tunnel stream: the request head written by us, the
    * body passed on (chunked again when the browser sent it chunked), and of the answer only
-   * the head parsed (AnswerReader); its body goes to the browser as the views read.
+   * the head parsed (AnswerReader); its body goes to the browser (`sink`) as the views read.
+   * `body`: the request when Node parsed it (its body, if any, is read from it).
    */
   function exchange(
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: BrowserRequest,
+    sink: AnswerSink,
     session: VisitSession,
     r: Route,
     at: Date,
     stream: TunnelStream,
+    body: IncomingMessage | null,
   ) {
     const pool = visits.agentOf(session);
-    if (response.destroyed) return pool.release(stream, false);
+    if (sink.gone) return pool.release(stream, false);
     const method = request.method ?? "GET";
     const lengthHeader = request.headers["content-length"];
     const chunked =
       request.headers["transfer-encoding"] !== undefined && lengthHeader === undefined;
     // No Content-Length and no Transfer-Encoding: the request has no body (RFC 9112 §6.3).
-    const bodiless = !chunked && (lengthHeader === undefined || lengthHeader === "0");
+    const bodiless = !body || (!chunked && (lengthHeader === undefined || lengthHeader === "0"));
     const headers = requestHeaders(request, session, r, false);
     let head = `${method} ${r.path} HTTP/1.1\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
@@ -209,40 +272,37 @@ export function createHttpRelay(deps: {
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("close", onClose);
-      stream.off("drain", onStreamDrain);
-      response.off("drain", onResponseDrain);
-      request.off("data", onRequestData);
-      request.off("end", onRequestEnd);
-      if (!reusable) request.resume();
+      sink.unwatch(onSinkDrain, onSinkGone);
+      if (body) {
+        stream.off("drain", onStreamDrain);
+        body.off("data", onRequestData);
+        body.off("end", onRequestEnd);
+        if (!reusable) body.resume();
+      }
       pool.release(stream, reusable && requestSent);
     };
     const failed = () => {
+      // Nothing of this answer goes on, even when the failure came from the browser's side.
+      reader.stop();
       settle(false);
-      if (!response.headersSent) {
-        request.resume();
-        refuse(response, new AppError("TARGET_UNREACHABLE", null, 502));
-      } else response.destroy();
+      sink.fail();
     };
     const reader = new AnswerReader(method, {
       head: (answer) => {
         status = answer.status;
-        clearHeaders(response);
-        try {
-          response.writeHead(
-            answer.status,
-            answer.statusMessage || STATUS_CODES[answer.status] || "Unknown",
-            responseHeaders(answer.rawHeaders, request, session, r),
-          );
-        } catch {
-          failed();
-        }
+        const message = answer.statusMessage || STATUS_CODES[answer.status] || "Unknown";
+        let headers = responseHeaders(answer.rawHeaders, request, session, r);
+        // A body the tunnel delimits otherwise goes out chunked: a stated length would lie.
+        if (answer.framing === "chunked" || answer.framing === "close")
+          headers = lengthless(headers);
+        if (!sink.head(answer, message, headers)) failed();
       },
       body: (piece) => {
-        if (!response.write(piece)) stream.pause();
+        if (!sink.body(piece)) stream.pause();
       },
       end: (reusable, last) => {
         // The browser's answer first; the bookkeeping after it is off its way.
-        response.end(last);
+        sink.end(last);
         settle(reusable);
       },
       error: failed,
@@ -252,25 +312,23 @@ export function createHttpRelay(deps: {
     const onClose = () => {
       if (!reader.finished) failed();
     };
-    const onResponseDrain = () => stream.resume();
+    const onSinkDrain = () => stream.resume();
+    // The browser went away (or the visit was cut): the device's answer is no longer wanted.
+    const onSinkGone = () => settle(false);
     stream.on("data", onData);
     stream.on("end", onEnd);
     stream.on("close", onClose);
-    response.on("drain", onResponseDrain);
-    // The browser went away (or the visit was cut): the device's answer is no longer wanted.
-    response.on("close", () => {
-      if (!settled) settle(false);
-    });
+    sink.watch(onSinkDrain, onSinkGone);
 
     // The request: its head, then its body with backpressure.
-    const onStreamDrain = () => request.resume();
+    const onStreamDrain = () => body?.resume();
     const onRequestData = (chunk: Buffer) => {
       const more = chunked
         ? stream.write(`${chunk.byteLength.toString(16)}\r\n`) &&
           stream.write(chunk) &&
           stream.write("\r\n")
         : stream.write(chunk);
-      if (!more) request.pause();
+      if (!more) body?.pause();
     };
     const onRequestEnd = () => {
       if (chunked && !settled) stream.write("0\r\n\r\n");
@@ -278,9 +336,9 @@ export function createHttpRelay(deps: {
     };
     // Paused by a slow browser in its last exchange, perhaps.
     stream.resume();
-    if (bodiless) return;
+    if (bodiless || !body) return;
     stream.on("drain", onStreamDrain);
-    request.on("data", onRequestData);
-    request.on("end", onRequestEnd);
+    body.on("data", onRequestData);
+    body.on("end", onRequestEnd);
   }
 }

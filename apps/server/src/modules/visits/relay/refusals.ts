@@ -8,20 +8,10 @@ export function createRefusals(log: FastifyBaseLogger) {
   function refuse(response: ServerResponse, error: unknown) {
     const e = asAppError(error);
     if (response.headersSent) return response.destroy();
-    const status = e.httpStatus >= 400 ? e.httpStatus : 403;
-    const entry = HW[e.key];
+    const page = refusalPage(e);
     clearHeaders(response);
-    response.writeHead(status, {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "x-keyway-hwcode": String(entry.code),
-    });
-    response.end(
-      `<!doctype html><html><head><meta charset="utf-8"><title>Keyway</title></head>` +
-        `<body style="font-family:sans-serif;margin:3em;color:#333">` +
-        `<h2>${escapeHtml(entry.zh)}</h2><p>${escapeHtml(entry.en)}</p>` +
-        `<p style="color:#999">hwcode ${escapeHtml(String(entry.code))}</p></body></html>`,
-    );
+    response.writeHead(page.status, page.headers);
+    response.end(page.html);
   }
 
   /**
@@ -60,6 +50,24 @@ export function createRefusals(log: FastifyBaseLogger) {
   }
 
   return { refuse, refuseViewOnly, asAppError };
+}
+
+/** The page of a refusal: its status, headers and text in both languages with its hwcode. */
+export function refusalPage(e: AppError) {
+  const entry = HW[e.key];
+  return {
+    status: e.httpStatus >= 400 ? e.httpStatus : 403,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "x-keyway-hwcode": String(entry.code),
+    },
+    html:
+      `<!doctype html><html><head><meta charset="utf-8"><title>Keyway</title></head>` +
+      `<body style="font-family:sans-serif;margin:3em;color:#333">` +
+      `<h2>${escapeHtml(entry.zh)}</h2><p>${escapeHtml(entry.en)}</p>` +
+      `<p style="color:#999">hwcode ${escapeHtml(String(entry.code))}</p></body></html>`,
+  };
 }
 
 /** Headers Fastify's plugins (helmet) put on the response: the device's own go instead. */

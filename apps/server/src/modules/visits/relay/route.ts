@@ -27,7 +27,7 @@ export interface Route {
 
 /** The visit a request belongs to: by its host (under the visit domain only) or its path. */
 export function createRouter(hosts: VisitHosts) {
-  return function route(request: IncomingMessage): Route | null {
+  return function route(request: Pick<IncomingMessage, "url" | "headers">): Route | null {
     const url = request.url ?? "/";
     const byHost = hosts.idOfHost(request.headers.host);
     if (byHost) return { id: byHost, prefix: "", path: url.startsWith("/") ? url : `/${url}` };

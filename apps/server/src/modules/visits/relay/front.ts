@@ -1,0 +1,189 @@
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import type { BrowserRequest } from "./headers.ts";
+
+/**
+ * The front door (docs/architecture/remote-access.md, "The front door"): every connection to
+ * the HTTP server is read here first. A plain request whose head is all in one read and
+ * inside a strict subset of HTTP/1.1 is offered to the relay's quick way, which serves it on
+ * the socket itself, without Node's request and response objects. Anything else — Keyway's
+ * own API, a request with a body, an upgrade, an unusual or partial head, a request the quick
+ * way declines — goes to Node's HTTP server with its bytes put back, and the connection
+ * stays there for the rest of its life: Node's parser and the full relay decide and refuse.
+ */
+
+/** A request head the front door read: no body, HTTP/1.1, one Host. */
+export interface FrontRequest extends BrowserRequest {
+  method: string;
+  url: string;
+  headers: { host: string; cookie?: string; "x-forwarded-for"?: string };
+  socket: Socket;
+  /** The browser asked to close the connection after this answer. */
+  close: boolean;
+  /** How long an idle connection is kept (the server's keep-alive time), in seconds. */
+  keepAliveSeconds: number;
+}
+
+/**
+ * The quick way: serves the request (true), calling `done` once its answer has gone out
+ * (`keep`: the connection may carry another request), or declines it (false) having touched
+ * nothing.
+ */
+export type FrontServe = (request: FrontRequest, done: (keep: boolean) => void) => boolean;
+
+/** The largest head the front door reads itself; a larger one is Node's. */
+const MAX_HEAD = 16 * 1024;
+const HEAD_END = Buffer.from("\r\n\r\n");
+const REQUEST_LINE = /^([A-Z]{1,16}) (\/[!-~]*) HTTP\/1\.1$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A field value as Node's parser takes it: no control characters but HTAB. */
+const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers that send a request to Node: a body, an upgrade, an expectation. */
+const NODE_ONLY = new Set(["transfer-encoding", "upgrade", "expect", "http2-settings"]);
+
+/**
+ * The request in `bytes` when it is one whole head of the subset, alone in the read;
+ * otherwise null (Node reads it). Strict on purpose: whatever two parsers might read two ways
+ * (folded lines, bare LF, repeated Host or Content-Length, a body) is not read here.
+ */
+export function readFrontHead(
+  bytes: Buffer,
+  socket: Socket,
+  keepAliveSeconds: number,
+): FrontRequest | null {
+  if (bytes.byteLength > MAX_HEAD) return null;
+  const end = bytes.indexOf(HEAD_END);
+  // Pipelined bytes after the head, or a head not all here: Node's.
+  if (end < 0 || end + 4 !== bytes.byteLength) return null;
+  const lines = bytes.toString("latin1", 0, end).split("\r\n");
+  const line = REQUEST_LINE.exec(lines[0]);
+  if (!line) return null;
+  const rawHeaders: string[] = [];
+  let host: string | undefined;
+  let cookie: string | undefined;
+  let forwardedFor: string | undefined;
+  let close = false;
+  let length = false;
+  for (let i = 1; i < lines.length; i++) {
+    const text = lines[i];
+    const colon = text.indexOf(":");
+    if (colon <= 0) return null;
+    const name = text.slice(0, colon);
+    const value = text.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (!TOKEN.test(name) || !VALUE.test(value)) return null;
+    const lower = name.toLowerCase();
+    if (NODE_ONLY.has(lower)) return null;
+    if (lower === "host") {
+      if (host !== undefined) return null;
+      host = value;
+    } else if (lower === "cookie") {
+      if (cookie !== undefined) return null;
+      cookie = value;
+    } else if (lower === "x-forwarded-for") {
+      if (forwardedFor !== undefined) return null;
+      forwardedFor = value;
+    } else if (lower === "content-length") {
+      if (length || value !== "0") return null;
+      length = true;
+    } else if (lower === "connection") {
+      for (const token of value.toLowerCase().split(",")) {
+        const t = token.trim();
+        if (t === "close") close = true;
+        else if (t !== "keep-alive" && t !== "") return null;
+      }
+    }
+    rawHeaders.push(name, value);
+  }
+  if (host === undefined) return null;
+  const headers: FrontRequest["headers"] = { host };
+  if (cookie !== undefined) headers.cookie = cookie;
+  if (forwardedFor !== undefined) headers["x-forwarded-for"] = forwardedFor;
+  return { method: line[1], url: line[2], rawHeaders, headers, socket, close, keepAliveSeconds };
+}
+
+/**
+ * Puts the front door before Node's HTTP server on `server`: its connection listener is
+ * called for every connection the quick way does not keep. The server's closing of idle
+ * connections (server.close, Fastify's close) closes the front door's idle ones too.
+ */
+export function attachFront(server: Server, serve: FrontServe): void {
+  const nodeListeners = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  /** Connections the front door holds: waiting for a request, or in an exchange. */
+  const waiting = new Set<Socket>();
+  const busy = new Set<Socket>();
+  let closing = false;
+
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closing = true;
+    for (const socket of waiting) socket.destroy();
+    closeIdle();
+  };
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closing = true;
+    for (const socket of [...waiting, ...busy]) socket.destroy();
+    closeAll();
+  };
+  server.on("close", () => {
+    closing = true;
+  });
+
+  server.on("connection", (socket: Socket) => {
+    if (closing) {
+      for (const listener of nodeListeners) listener.call(server, socket);
+      return;
+    }
+    const toNode = (bytes: Buffer | null) => {
+      forget();
+      if (bytes) socket.unshift(bytes);
+      for (const listener of nodeListeners) listener.call(server, socket);
+    };
+    const forget = () => {
+      waiting.delete(socket);
+      busy.delete(socket);
+      socket.off("data", onData);
+      socket.off("timeout", onTimeout);
+      socket.off("error", onError);
+      socket.off("close", forget);
+      socket.setTimeout(0);
+    };
+    const done = (keep: boolean) => {
+      busy.delete(socket);
+      if (!keep || closing || socket.destroyed) {
+        forget();
+        socket.end();
+        return;
+      }
+      waiting.add(socket);
+      socket.setTimeout(server.keepAliveTimeout);
+      socket.resume();
+    };
+    const onData = (bytes: Buffer) => {
+      const request = readFrontHead(bytes, socket, Math.floor(server.keepAliveTimeout / 1000));
+      if (!request) return toNode(bytes);
+      // One exchange at a time: what the browser sends meanwhile waits in the socket.
+      socket.pause();
+      waiting.delete(socket);
+      busy.add(socket);
+      socket.setTimeout(0);
+      if (serve(request, (keep) => done(keep && !request.close))) return;
+      busy.delete(socket);
+      socket.resume();
+      toNode(bytes);
+    };
+    // Waited out the keep-alive time, as Node would.
+    const onTimeout = () => {
+      if (waiting.has(socket)) socket.destroy();
+    };
+    // Errors while the front door holds the socket (a reset): it closes; Node's when Node has it.
+    const onError = () => {};
+    waiting.add(socket);
+    socket.setTimeout(server.keepAliveTimeout);
+    socket.on("data", onData);
+    socket.on("timeout", onTimeout);
+    socket.on("error", onError);
+    socket.on("close", forget);
+  });
+}

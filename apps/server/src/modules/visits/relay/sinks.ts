@@ -1,0 +1,201 @@
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import { AppError } from "../../../http/envelope.ts";
+import type { AnswerHead } from "./answer.ts";
+import { clearHeaders, refusalPage } from "./refusals.ts";
+
+/**
+ * Where the device's answer goes: Node's ServerResponse (a request Node parsed), or the
+ * socket itself (a request the front door read, front.ts). The exchange (http.ts) is the
+ * same for both.
+ */
+export interface AnswerSink {
+  /** The browser has gone: nothing more will reach it. */
+  readonly gone: boolean;
+  /** The answer's head (the relay's headers); false when it cannot be sent. */
+  head(answer: AnswerHead, message: string, headers: string[]): boolean;
+  /** A piece of the body; false when the browser's side is full (wait for `drained`). */
+  body(piece: Buffer): boolean;
+  /** The answer is complete (`last`: its last piece). */
+  end(last?: Buffer): void;
+  /**
+   * The exchange failed: the refusal page (`error`, else the device unreachable) when no head
+   * went out yet, else the connection cut.
+   */
+  fail(error?: AppError): void;
+  watch(drained: () => void, gone: () => void): void;
+  unwatch(drained: () => void, gone: () => void): void;
+}
+
+/** The answer through Node's ServerResponse (Node frames the body). */
+export class ResponseSink implements AnswerSink {
+  constructor(
+    private readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly refuse: (response: ServerResponse, error: unknown) => void,
+  ) {}
+
+  get gone(): boolean {
+    return this.response.destroyed;
+  }
+
+  head(answer: AnswerHead, message: string, headers: string[]): boolean {
+    clearHeaders(this.response);
+    try {
+      this.response.writeHead(answer.status, message, headers);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  body(piece: Buffer): boolean {
+    return this.response.write(piece);
+  }
+
+  end(last?: Buffer): void {
+    this.response.end(last);
+  }
+
+  fail(error?: AppError): void {
+    if (this.response.headersSent) return void this.response.destroy();
+    this.request.resume();
+    this.refuse(this.response, error ?? unreachable());
+  }
+
+  watch(drained: () => void, gone: () => void): void {
+    this.response.on("drain", drained);
+    this.response.on("close", gone);
+  }
+
+  unwatch(drained: () => void, gone: () => void): void {
+    this.response.off("drain", drained);
+    this.response.off("close", gone);
+  }
+}
+
+const unreachable = () => new AppError("TARGET_UNREACHABLE", null, 502);
+
+/** A field value Node's writeHead would send (no control characters but HTAB). */
+const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+let dateSecond = 0;
+let dateText = "";
+/** The Date header's value, made once a second (as Node's own). */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+/**
+ * The answer written on the socket by the relay itself, framed as Node frames a response:
+ * the device's Content-Length kept when its body is delimited by it, else chunked; a Date
+ * when the device sent none; the connection kept alive unless the browser asked to close.
+ */
+export class SocketSink implements AnswerSink {
+  /** The head, held to go out with the body's first piece in one write. */
+  private pending = "";
+  private started = false;
+  private chunked = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly close: boolean,
+    private readonly keepAliveSeconds: number,
+    /** Called once the answer is out (`keep`: the connection may serve again) or failed. */
+    private readonly done: (keep: boolean) => void,
+  ) {}
+
+  get gone(): boolean {
+    return this.socket.destroyed;
+  }
+
+  head(answer: AnswerHead, message: string, headers: string[]): boolean {
+    if (!VALUE.test(message)) return false;
+    let text = `HTTP/1.1 ${answer.status} ${message}\r\n`;
+    let date = false;
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i];
+      const value = headers[i + 1];
+      if (!VALUE.test(value)) return false;
+      if (name.length === 4 && name.toLowerCase() === "date") date = true;
+      text += `${name}: ${value}\r\n`;
+    }
+    if (!date) text += `Date: ${httpDate()}\r\n`;
+    // A body the tunnel delimits otherwise than by its length goes out chunked.
+    this.chunked = answer.framing === "chunked" || answer.framing === "close";
+    if (this.chunked) text += "Transfer-Encoding: chunked\r\n";
+    text += this.close
+      ? "Connection: close\r\n\r\n"
+      : `Connection: keep-alive\r\nKeep-Alive: timeout=${this.keepAliveSeconds}\r\n\r\n`;
+    this.pending = text;
+    return true;
+  }
+
+  body(piece: Buffer): boolean {
+    const socket = this.socket;
+    socket.cork();
+    this.flushHead();
+    const more = this.writePiece(piece);
+    socket.uncork();
+    return more;
+  }
+
+  end(last?: Buffer): void {
+    const socket = this.socket;
+    socket.cork();
+    this.flushHead();
+    if (last?.byteLength) this.writePiece(last);
+    if (this.chunked) socket.write("0\r\n\r\n", "latin1");
+    socket.uncork();
+    this.done(true);
+  }
+
+  fail(error?: AppError): void {
+    if (this.started) {
+      this.socket.destroy();
+      this.done(false);
+      return;
+    }
+    const page = refusalPage(error ?? unreachable());
+    const html = Buffer.from(page.html);
+    let text = `HTTP/1.1 ${page.status} ${STATUS_CODES[page.status] ?? "Error"}\r\n`;
+    for (const [name, value] of Object.entries(page.headers)) text += `${name}: ${value}\r\n`;
+    text += `Date: ${httpDate()}\r\nContent-Length: ${html.byteLength}\r\nConnection: close\r\n\r\n`;
+    this.started = true;
+    this.socket.cork();
+    this.socket.write(text, "latin1");
+    this.socket.write(html);
+    this.socket.uncork();
+    this.done(false);
+  }
+
+  watch(drained: () => void, gone: () => void): void {
+    this.socket.on("drain", drained);
+    this.socket.on("close", gone);
+  }
+
+  unwatch(drained: () => void, gone: () => void): void {
+    this.socket.off("drain", drained);
+    this.socket.off("close", gone);
+  }
+
+  private flushHead(): void {
+    if (!this.pending) return;
+    this.started = true;
+    this.socket.write(this.pending, "latin1");
+    this.pending = "";
+  }
+
+  private writePiece(piece: Buffer): boolean {
+    if (!this.chunked) return this.socket.write(piece);
+    this.socket.write(`${piece.byteLength.toString(16)}\r\n`, "latin1");
+    this.socket.write(piece);
+    return this.socket.write("\r\n", "latin1");
+  }
+}
