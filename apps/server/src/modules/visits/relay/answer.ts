@@ -9,7 +9,9 @@
 /** The most a head may take (status line and headers). */
 const MAX_HEAD = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[\0\r\n]/;
+/** NUL anywhere, or a CR not ending a line (in a value it could start a header of its own). */
+const BAD_TEXT = /\0|\r(?!\n)/;
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/;
 const HEAD_END = Buffer.from("\r\n\r\n");
 const BARE_HEAD_END = Buffer.from("\n\n");
 
@@ -136,11 +138,16 @@ export class AnswerReader {
     }
     this.headBytes = null;
     const rest = all.subarray(end + skip);
+    const text = all.toString("latin1", 0, end);
+    // NUL, or a CR that ends no line: nothing a header may hold.
+    if (BAD_TEXT.test(text)) {
+      this.fail("a malformed header in the answer");
+      return null;
+    }
     // Lines end in CRLF; a bare LF is taken too (as Node's parser does).
-    const lines = all.toString("latin1", 0, end).split("\n");
-    for (let i = 0; i < lines.length; i++)
-      if (lines[i].endsWith("\r")) lines[i] = lines[i].slice(0, -1);
-    const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/.exec(lines[0] ?? "");
+    let at = text.indexOf("\n");
+    if (at < 0) at = text.length;
+    const status = STATUS_LINE.exec(text.slice(0, text.charCodeAt(at - 1) === 13 ? at - 1 : at));
     if (!status) {
       this.fail("not an HTTP/1.x answer");
       return null;
@@ -151,16 +158,21 @@ export class AnswerReader {
     let chunked = false;
     let transferEncoding = false;
     let close = status[1] === "0";
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      const colon = line.indexOf(":");
-      const name = colon > 0 ? line.slice(0, colon) : "";
-      const value = line.slice(colon + 1).trim();
-      if (!TOKEN.test(name) || BAD_VALUE.test(value)) {
+    while (at < text.length) {
+      const start = at + 1;
+      at = text.indexOf("\n", start);
+      if (at < 0) at = text.length;
+      const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+      const colon = text.indexOf(":", start);
+      const name = colon > start && colon < lineEnd ? text.slice(start, colon) : "";
+      if (!TOKEN.test(name)) {
         this.fail("a malformed header in the answer");
         return null;
       }
-      const lower = name.toLowerCase();
+      const value = text.slice(colon + 1, lineEnd).trim();
+      // Only the names the framing depends on are lowered (by their length first).
+      const n = name.length;
+      const lower = n === 14 || n === 17 || n === 10 ? name.toLowerCase() : "";
       if (lower === "content-length") {
         if (!/^\d{1,15}$/.test(value) || (length !== null && length !== Number(value))) {
           this.fail("a malformed Content-Length in the answer");

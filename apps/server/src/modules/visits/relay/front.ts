@@ -36,8 +36,12 @@ const MAX_HEAD = 16 * 1024;
 const HEAD_END = Buffer.from("\r\n\r\n");
 const REQUEST_LINE = /^([A-Z]{1,16}) (\/[!-~]*) HTTP\/1\.1$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** A field value as Node's parser takes it: no control characters but HTAB. */
-const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * What no head of the subset holds: a control character but HTAB (DEL too), a CR not ending
+ * a line, an LF not after a CR (a line CR LF, then a space or tab, is a folded one: Node's).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const BAD_TEXT = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n|\r\n[ \t]/;
 /** Headers that send a request to Node: a body, an upgrade, an expectation. */
 const NODE_ONLY = new Set(["transfer-encoding", "upgrade", "expect", "http2-settings"]);
 
@@ -55,8 +59,11 @@ export function readFrontHead(
   const end = bytes.indexOf(HEAD_END);
   // Pipelined bytes after the head, or a head not all here: Node's.
   if (end < 0 || end + 4 !== bytes.byteLength) return null;
-  const lines = bytes.toString("latin1", 0, end).split("\r\n");
-  const line = REQUEST_LINE.exec(lines[0]);
+  const text = bytes.toString("latin1", 0, end);
+  if (BAD_TEXT.test(text)) return null;
+  let at = text.indexOf("\r\n");
+  if (at < 0) at = text.length;
+  const line = REQUEST_LINE.exec(text.slice(0, at));
   if (!line) return null;
   const rawHeaders: string[] = [];
   let host: string | undefined;
@@ -64,13 +71,15 @@ export function readFrontHead(
   let forwardedFor: string | undefined;
   let close = false;
   let length = false;
-  for (let i = 1; i < lines.length; i++) {
-    const text = lines[i];
-    const colon = text.indexOf(":");
-    if (colon <= 0) return null;
-    const name = text.slice(0, colon);
-    const value = text.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    if (!TOKEN.test(name) || !VALUE.test(value)) return null;
+  while (at < text.length) {
+    const start = at + 2;
+    at = text.indexOf("\r\n", start);
+    if (at < 0) at = text.length;
+    const colon = text.indexOf(":", start);
+    if (colon <= start || colon > at) return null;
+    const name = text.slice(start, colon);
+    if (!TOKEN.test(name)) return null;
+    const value = trimSpace(text.slice(colon + 1, at));
     const lower = name.toLowerCase();
     if (NODE_ONLY.has(lower)) return null;
     if (lower === "host") {
@@ -99,6 +108,15 @@ export function readFrontHead(
   if (cookie !== undefined) headers.cookie = cookie;
   if (forwardedFor !== undefined) headers["x-forwarded-for"] = forwardedFor;
   return { method: line[1], url: line[2], rawHeaders, headers, socket, close, keepAliveSeconds };
+}
+
+/** A field value without the spaces and tabs around it (RFC 9110 §5.5: OWS only). */
+function trimSpace(value: string): string {
+  let from = 0;
+  let to = value.length;
+  while (from < to && (value.charCodeAt(from) === 32 || value.charCodeAt(from) === 9)) from++;
+  while (to > from && (value.charCodeAt(to - 1) === 32 || value.charCodeAt(to - 1) === 9)) to--;
+  return from === 0 && to === value.length ? value : value.slice(from, to);
 }
 
 /**
