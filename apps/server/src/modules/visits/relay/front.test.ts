@@ -73,8 +73,20 @@ class RawDevice {
           this.seen.push(line);
           const path = line.split(" ")[1] ?? "";
           const answer = answers[path] ?? "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
-          conn.write(answer);
-          if (/connection: close/i.test(answer.split("\r\n\r\n")[0])) conn.end();
+          // /slow: answered after a while, the answers after it held back in order.
+          const send = () => {
+            conn.write(answer);
+            if (/connection: close/i.test(answer.split("\r\n\r\n")[0])) conn.end();
+          };
+          if (path !== "/slow") {
+            send();
+            continue;
+          }
+          conn.pause();
+          setTimeout(() => {
+            send();
+            conn.resume();
+          }, 300);
         }
       });
     });
@@ -156,6 +168,7 @@ beforeAll(async () => {
     "/both":
       "HTTP/1.1 200 OK\r\nContent-Length: 999\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
     "/ctl": CTL,
+    "/slow": "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow",
     "/reason": "HTTP/1.1 200 OK\rSet-Cookie: kw_token=stolen\r\nContent-Length: 2\r\n\r\nok",
   });
   await device.listen();
@@ -298,6 +311,18 @@ describe("the front door", () => {
     const text = await client.read(answers(2));
     expect(text).toMatch(/^HTTP\/1\.1 200 [\s\S]*hello[\s\S]*HTTP\/1\.1 403 /);
     expect(device.seen.slice(before)).toEqual(["GET /plain HTTP/1.1"]);
+    client.socket.destroy();
+  });
+
+  it("answers a request sent while the last was being answered after that one, in order", async () => {
+    const client = await RawClient.open(r.port);
+    const get = (path: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`;
+    client.socket.write(get("/slow"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    client.socket.write(get("/plain"));
+    const text = await client.read(answers(2));
+    expect(text).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nslowHTTP\/1\.1 200 [\s\S]*\r\n\r\nhello$/);
     client.socket.destroy();
   });
 
