@@ -61,6 +61,11 @@ export interface TunnelLink {
   sendData?(id: number, data: Uint8Array, done: (error?: Error) => void): void;
   /** Writes out now what it gathers for the end of the tick (absent: nothing is held). */
   flush?(): void;
+  /**
+   * Sends a DATA frame of a latin1 text at once, built in one piece with its header (one
+   * write; what the tick gathered goes first). Absent: sendData, then flush.
+   */
+  sendText?(id: number, text: string, done: (error?: Error) => void): void;
 }
 
 export class TunnelError extends Error {
@@ -203,6 +208,24 @@ export class TunnelMux {
     };
     if (this.link.sendData) this.link.sendData(id, data, done);
     else this.link.send(encodeData(id, data), done);
+  }
+
+  /** @internal A DATA frame of a latin1 text, sent at once. */
+  sendText(id: number, text: string): void {
+    if (this.closedWith) return;
+    if (!this.link.sendText) {
+      this.sendData(id, Buffer.from(text, "latin1"));
+      this.flush();
+      return;
+    }
+    const size = text.length + 5;
+    this.pending += size;
+    this.link.sendText(id, text, () => {
+      this.pending -= size;
+      if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
+        for (const wake of this.drainWaiters.splice(0)) wake();
+      }
+    });
   }
 
   /** @internal Writes out now what the link holds for the end of the tick. */
@@ -663,6 +686,30 @@ export class TunnelStream extends Duplex {
    */
   flush(): void {
     this.mux.flush();
+  }
+
+  /**
+   * Sends a small latin1 text (a request head with nothing after it) in one frame at once,
+   * when nothing written waits before it and the peer's credit takes it all; false (nothing
+   * sent) otherwise, for write() to queue it.
+   */
+  sendNow(text: string): boolean {
+    if (
+      !this.opened ||
+      this.destroyed ||
+      this.writableEnded ||
+      this.pendingWrite ||
+      this.writableLength > 0 ||
+      text.length > TUNNEL_MAX_DATA ||
+      text.length > this.sendCredit ||
+      this.mux.congested()
+    )
+      return false;
+    this.mux.sendText(this.id, text);
+    this.sendCredit -= text.length;
+    this.bytesOut += text.length;
+    this.touch();
+    return true;
   }
 
   // ---- What Node's HTTP client expects of a socket ----

@@ -89,6 +89,17 @@ export function tunnelOverSocket(
       flush() {
         if (corked) uncork();
       },
+      sendText(id, text, done) {
+        if (!writable()) return done(new Error("tunnel closed"));
+        const frame = Buffer.allocUnsafe(HEAD + text.length);
+        frame.writeUInt32BE(5 + text.length, 0);
+        frame[4] = TUNNEL_FRAME.data;
+        frame.writeUInt32BE(id, 5);
+        frame.write(text, HEAD, "latin1");
+        // After what this tick gathered, in one write of its own.
+        if (corked) uncork();
+        socket.write(frame, (error) => done(error ?? undefined));
+      },
     },
   });
 

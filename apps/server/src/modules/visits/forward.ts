@@ -58,7 +58,7 @@ export function forwardUpgrade(
     let text = `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}\r\n`;
     for (let i = 0; i < answer.rawHeaders.length; i += 2)
       text += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
-    socket.write(`${text}\r\n`);
+    socket.write(`${text}\r\n`, "latin1");
     if (remoteHead.length) socket.write(remoteHead);
     if (head.length) remote.write(head);
     remote.pipe(socket);
@@ -73,7 +73,7 @@ export function forwardUpgrade(
     for (let i = 0; i < answer.rawHeaders.length; i += 2)
       if (answer.rawHeaders[i].toLowerCase() !== "transfer-encoding")
         text += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
-    socket.write(`${text}Connection: close\r\n\r\n`);
+    socket.write(`${text}Connection: close\r\n\r\n`, "latin1");
     answer.pipe(socket);
   });
   upstream.on("error", refuse);

@@ -60,6 +60,8 @@ describe("the front door's head reader", () => {
 /** The device: answers by path with exactly the bytes given; every request line it got. */
 class RawDevice {
   seen: string[] = [];
+  /** Each request's head as bytes (latin1: one char a byte). */
+  heads: string[] = [];
   port = 0;
   private server: Server;
   constructor(answers: Record<string, string>) {
@@ -69,6 +71,7 @@ class RawDevice {
         held += data.toString("latin1");
         for (let end = held.indexOf("\r\n\r\n"); end >= 0; end = held.indexOf("\r\n\r\n")) {
           const line = held.slice(0, held.indexOf("\r\n"));
+          this.heads.push(held.slice(0, end));
           held = held.slice(end + 4);
           this.seen.push(line);
           const path = line.split(" ")[1] ?? "";
@@ -271,6 +274,23 @@ describe("the front door", () => {
       front.socket.destroy();
       node.socket.destroy();
     }
+  });
+
+  it("passes a header's UTF-8 bytes to the device unchanged, on either way", async () => {
+    // "René" in UTF-8; as bytes on the wire, written here one char per byte.
+    const name = "X-Name: Ren\u00c3\u00a9";
+    const get = `GET /plain HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n${name}\r\n\r\n`;
+    const front = await RawClient.open(r.port);
+    front.socket.write(Buffer.from(get, "latin1"));
+    expect(await front.read(answers(1))).toContain("hello");
+    expect(device.heads.at(-1)).toContain(name);
+    // Two in one read: Node's parser reads them.
+    const node = await RawClient.open(r.port);
+    node.socket.write(Buffer.from(get + get, "latin1"));
+    expect(await node.read(answers(2))).toContain("hello");
+    expect(device.heads.at(-1)).toContain(name);
+    front.socket.destroy();
+    node.socket.destroy();
   });
 
   it("refuses a hostile visitor's wrong cookie with the refusal page; the device sees nothing", async () => {

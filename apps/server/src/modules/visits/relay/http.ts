@@ -255,9 +255,12 @@ export function createHttpRelay(deps: {
     const bytesOut = stream.bytesOut;
     // The head goes first: nothing of the answer can arrive before this function returns, and
     // what is set up below is then off the request's way.
-    stream.write(head);
-    // Nothing follows the head: it leaves now, while the rest is set up.
-    if (bodiless) stream.flush();
+    // Nothing follows the head: it leaves now (one frame, one write), while the rest is set up.
+    // Header bytes are latin1 to Node's parser and to ours: they go on as they came.
+    if (!bodiless || !stream.sendNow(head)) {
+      stream.write(head, "latin1");
+      if (bodiless) stream.flush();
+    }
     let requestSent = bodiless;
     let settled = false;
     let status = 0;

@@ -148,6 +148,19 @@ export class SocketSink implements AnswerSink {
 
   end(last?: Buffer): void {
     const socket = this.socket;
+    if (this.pending && !this.chunked) {
+      // The whole answer came at once (a small one): head and body in one buffer, one write.
+      const head = this.pending;
+      const size = last?.byteLength ?? 0;
+      const out = Buffer.allocUnsafe(head.length + size);
+      out.write(head, 0, "latin1");
+      if (last && size) last.copy(out, head.length);
+      this.pending = "";
+      this.started = true;
+      socket.write(out);
+      this.done(true);
+      return;
+    }
     socket.cork();
     this.flushHead();
     if (last?.byteLength) this.writePiece(last);

@@ -64,7 +64,8 @@ export function createSocketRelay(deps: {
       let headText = `${request.method ?? "GET"} ${r.path} HTTP/1.1\r\n`;
       for (let i = 0; i < headers.length; i += 2)
         headText += `${headers[i]}: ${headers[i + 1]}\r\n`;
-      stream.write(`${headText}\r\n`);
+      // Header bytes are latin1 to Node's parser: they go on as they came.
+      stream.write(`${headText}\r\n`, "latin1");
       if (head.length) stream.write(head);
       // From here on bytes both ways: the device's handshake answer and the frames.
       (socket as Socket).setNoDelay?.(true);

@@ -1,0 +1,86 @@
+import { connect, createServer, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import type { TunnelStream } from "./mux.ts";
+import { tunnelOverSocket } from "./tunnelSocket.ts";
+
+/**
+ * TunnelStream.sendNow over the socket carrier (mux.ts, tunnelSocket.ts): a request head
+ * with nothing after it goes out in one frame at once, byte for byte; behind anything
+ * already written it declines, so the stream's bytes never change order.
+ */
+
+/** Two ends of a tunnel over a real loopback TCP connection; the device's streams paused. */
+async function pair() {
+  const device: TunnelStream[] = [];
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
+  const accepted = new Promise<Socket>((done) => server.once("connection", done));
+  const client = connect((server.address() as { port: number }).port, "127.0.0.1");
+  const agentSocket = await accepted;
+  const agent = tunnelOverSocket(agentSocket, {
+    onOpen: (stream) => {
+      stream.accept();
+      stream.pause();
+      device.push(stream);
+    },
+  });
+  const cloud = tunnelOverSocket(client, {});
+  const close = () => {
+    cloud.close(1000, "done");
+    agent.close(1000, "done");
+    server.close();
+  };
+  return { cloud: cloud.mux, device, close };
+}
+
+/** Everything a paused device stream has received so far, read once it has `n` bytes. */
+async function received(stream: TunnelStream, n: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on("data", (c: Buffer) => {
+    chunks.push(c);
+    size += c.byteLength;
+  });
+  stream.resume();
+  const deadline = Date.now() + 5_000;
+  while (size < n) {
+    if (Date.now() > deadline) throw new Error(`${size} of ${n} bytes`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Buffer.concat(chunks);
+}
+
+describe("a request head sent at once", () => {
+  it("arrives byte for byte (latin1: a header's UTF-8 bytes pass unchanged)", async () => {
+    const { cloud, device, close } = await pair();
+    try {
+      const stream = await cloud.open(null);
+      // "é" in UTF-8 (C3 A9), as Node's parser hands a header's bytes: one char per byte.
+      const head = "GET / HTTP/1.1\r\nX-Name: Ren\u00c3\u00a9\r\n\r\n";
+      expect(stream.sendNow(head)).toBe(true);
+      const bytes = await received(device[0], head.length);
+      expect(bytes.equals(Buffer.from(head, "latin1"))).toBe(true);
+      expect(bytes.includes(Buffer.from("Ren\u00e9"))).toBe(true);
+    } finally {
+      close();
+    }
+  });
+
+  it("declines behind bytes still waiting for the device's credit; written after them, order kept", async () => {
+    const { cloud, device, close } = await pair();
+    try {
+      const stream = await cloud.open(null);
+      // More than the first window: the rest waits for the paused device to read.
+      const body = Buffer.alloc(600 * 1024, 0x61);
+      stream.write(body);
+      const head = "GET /next HTTP/1.1\r\n\r\n";
+      expect(stream.sendNow(head)).toBe(false);
+      stream.write(head, "latin1");
+      const bytes = await received(device[0], body.byteLength + head.length);
+      expect(bytes.subarray(0, body.byteLength).equals(body)).toBe(true);
+      expect(bytes.subarray(body.byteLength).toString("latin1")).toBe(head);
+    } finally {
+      close();
+    }
+  });
+});
