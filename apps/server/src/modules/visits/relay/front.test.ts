@@ -27,6 +27,31 @@ describe("the front door's head reader", () => {
     expect(read?.rawHeaders).toContain("text/html");
   });
 
+  it("reads a repeated head's new request line, and any changed header line anew", () => {
+    const first = head(`${GET}\r\n`);
+    const again = readFrontHead(
+      Buffer.from(`HEAD /other HTTP/1.1${GET.slice(GET.indexOf("\r\n"))}\r\n`, "latin1"),
+      socket,
+      72,
+      first,
+    );
+    expect(again).toMatchObject({ method: "HEAD", url: "/other", headers: first?.headers });
+    const changed = readFrontHead(
+      Buffer.from(GET.replace("kw_visit=k", "kw_visit=other") + "\r\n", "latin1"),
+      socket,
+      72,
+      first,
+    );
+    expect(changed?.headers.cookie).toBe("kw_visit=other");
+    const folded = readFrontHead(
+      Buffer.from(`${GET}X-A: 1\r\n x\r\n\r\n`, "latin1"),
+      socket,
+      72,
+      first,
+    );
+    expect(folded).toBeNull();
+  });
+
   // Each of these is a head two parsers might read two ways, or one with a body: Node's.
   it.each([
     ["a body", `${GET}Content-Length: 5\r\n\r\n`],
@@ -171,6 +196,7 @@ beforeAll(async () => {
     "/both":
       "HTTP/1.1 200 OK\r\nContent-Length: 999\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
     "/ctl": CTL,
+    "/jar": "HTTP/1.1 200 OK\r\nSet-Cookie: hmi=1; Path=/\r\nContent-Length: 2\r\n\r\nok",
     "/slow": "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow",
     "/reason": "HTTP/1.1 200 OK\rSet-Cookie: kw_token=stolen\r\nContent-Length: 2\r\n\r\nok",
   });
@@ -343,6 +369,20 @@ describe("the front door", () => {
     client.socket.write(get("/plain"));
     const text = await client.read(answers(2));
     expect(text).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nslowHTTP\/1\.1 200 [\s\S]*\r\n\r\nhello$/);
+    client.socket.destroy();
+  });
+
+  it("gives the device the cookie it set, on the next request of the same connection (path mode)", async () => {
+    const client = await RawClient.open(r.port);
+    const get = (path: string) =>
+      `GET ${pathBase}${path} HTTP/1.1\r\nHost: 127.0.0.1:${r.port}\r\n\r\n`;
+    for (const path of ["plain", "jar", "plain"]) {
+      client.socket.write(get(path));
+      await client.read(answers(1));
+    }
+    const [before, , after] = device.heads.slice(-3);
+    expect(before).not.toContain("hmi=1");
+    expect(after).toContain("Cookie: hmi=1");
     client.socket.destroy();
   });
 

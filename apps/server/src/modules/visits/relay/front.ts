@@ -22,6 +22,8 @@ export interface FrontRequest extends BrowserRequest {
   close: boolean;
   /** How long an idle connection is kept (the server's keep-alive time), in seconds. */
   keepAliveSeconds: number;
+  /** The head's header lines as read (from the CRLF after the request line). */
+  block: string;
 }
 
 /**
@@ -54,17 +56,23 @@ export function readFrontHead(
   bytes: Buffer,
   socket: Socket,
   keepAliveSeconds: number,
+  /** The connection's last request read here: its header lines, when the same, are not read again. */
+  previous?: FrontRequest | null,
 ): FrontRequest | null {
   if (bytes.byteLength > MAX_HEAD) return null;
   const end = bytes.indexOf(HEAD_END);
   // Pipelined bytes after the head, or a head not all here: Node's.
   if (end < 0 || end + 4 !== bytes.byteLength) return null;
   const text = bytes.toString("latin1", 0, end);
-  if (BAD_TEXT.test(text)) return null;
   let at = text.indexOf("\r\n");
   if (at < 0) at = text.length;
+  // The request line's pattern holds no control character.
   const line = REQUEST_LINE.exec(text.slice(0, at));
   if (!line) return null;
+  const block = text.slice(at);
+  // A browser polling a page sends the same header lines again: the same bytes, the same reading.
+  if (previous && block === previous.block) return { ...previous, method: line[1], url: line[2] };
+  if (BAD_TEXT.test(block)) return null;
   const rawHeaders: string[] = [];
   let host: string | undefined;
   let cookie: string | undefined;
@@ -107,7 +115,16 @@ export function readFrontHead(
   const headers: FrontRequest["headers"] = { host };
   if (cookie !== undefined) headers.cookie = cookie;
   if (forwardedFor !== undefined) headers["x-forwarded-for"] = forwardedFor;
-  return { method: line[1], url: line[2], rawHeaders, headers, socket, close, keepAliveSeconds };
+  return {
+    method: line[1],
+    url: line[2],
+    rawHeaders,
+    headers,
+    socket,
+    close,
+    keepAliveSeconds,
+    block,
+  };
 }
 
 /** A field value without the spaces and tabs around it (RFC 9110 §5.5: OWS only). */
@@ -178,9 +195,12 @@ export function attachFront(server: Server, serve: FrontServe): void {
       socket.setTimeout(server.keepAliveTimeout);
       socket.resume();
     };
+    let last: FrontRequest | null = null;
     const onData = (bytes: Buffer) => {
-      const request = readFrontHead(bytes, socket, Math.floor(server.keepAliveTimeout / 1000));
+      const keepAlive = Math.floor(server.keepAliveTimeout / 1000);
+      const request = readFrontHead(bytes, socket, keepAlive, last);
       if (!request) return toNode(bytes);
+      last = request;
       // One exchange at a time: what the browser sends meanwhile waits in the socket.
       socket.pause();
       waiting.delete(socket);

@@ -71,6 +71,13 @@ export function createHttpRelay(deps: {
   const { requestHeaders, responseHeaders } = deps.headers;
 
   /**
+   * The device's head lines of a front-door request's header list, kept while the list is
+   * the connection's last (front.ts shares it while a browser repeats its header lines) on
+   * a visit host — not in path mode, whose cookie jar the device may change between requests.
+   */
+  const linesOf = new WeakMap<string[], { session: VisitSession; target: string; lines: string }>();
+
+  /**
    * A request of a visit open here whose cookie (or key) was admitted before, whose rights
    * check still holds and whose tunnel is here goes on at once: its head is on its way to
    * the device before Node has finished with the request. Anything else, or anything
@@ -220,6 +227,27 @@ export function createHttpRelay(deps: {
     exchange(request, sink, session, r, at, stream, body);
   }
 
+  /** The device's head after the request line: the relay's headers, the framing, the end. */
+  function headLines(
+    request: BrowserRequest,
+    session: VisitSession,
+    r: Route,
+    chunked: boolean,
+    front: boolean,
+  ): string {
+    const keep = front && !r.prefix && !chunked;
+    const known = keep ? linesOf.get(request.rawHeaders) : undefined;
+    if (known && known.session === session && known.target === session.target) return known.lines;
+    const headers = requestHeaders(request, session, r, false);
+    let lines = "";
+    for (let i = 0; i < headers.length; i += 2) lines += `${headers[i]}: ${headers[i + 1]}\r\n`;
+    lines += chunked
+      ? "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+      : "Connection: keep-alive\r\n\r\n";
+    if (keep) linesOf.set(request.rawHeaders, { session, target: session.target, lines });
+    return lines;
+  }
+
   /**
    * One request and its answer on a pooled tunnel stream: the request head written by us, the
    * body passed on (chunked again when the browser sent it chunked), and of the answer only
@@ -243,12 +271,7 @@ export function createHttpRelay(deps: {
       request.headers["transfer-encoding"] !== undefined && lengthHeader === undefined;
     // No Content-Length and no Transfer-Encoding: the request has no body (RFC 9112 §6.3).
     const bodiless = !body || (!chunked && (lengthHeader === undefined || lengthHeader === "0"));
-    const headers = requestHeaders(request, session, r, false);
-    let head = `${method} ${r.path} HTTP/1.1\r\n`;
-    for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-    head += chunked
-      ? "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
-      : "Connection: keep-alive\r\n\r\n";
+    const head = `${method} ${r.path} HTTP/1.1\r\n${headLines(request, session, r, chunked, !body)}`;
 
     // The stream may have served earlier exchanges: this one's bytes are what it adds.
     const bytesIn = stream.bytesIn;
