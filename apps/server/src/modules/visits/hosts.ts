@@ -28,6 +28,8 @@ export function createVisitHosts(options: {
   const pattern = domain
     ? new RegExp(`^(${ID})\\.${domain.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")}\\.?(?::\\d{1,5})?$`)
     : null;
+  let lastHost = "";
+  let lastId: string | null = null;
   return {
     domain,
     dedicated: Boolean(options.visitDomain),
@@ -38,7 +40,12 @@ export function createVisitHosts(options: {
     },
     idOfHost(host) {
       if (!pattern || !host) return null;
-      return pattern.exec(host.toLowerCase())?.[1] ?? null;
+      // Every request of a visit names the same host: the last answer is kept.
+      if (host === lastHost) return lastId;
+      const id = pattern.exec(host.toLowerCase())?.[1] ?? null;
+      lastHost = host;
+      lastId = id;
+      return id;
     },
   };
 }

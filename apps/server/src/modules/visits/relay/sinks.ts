@@ -116,16 +116,18 @@ export class SocketSink implements AnswerSink {
   }
 
   head(answer: AnswerHead, message: string, headers: string[]): boolean {
-    if (!VALUE.test(message)) return false;
     let text = `HTTP/1.1 ${answer.status} ${message}\r\n`;
+    // The values checked together, in one pass.
+    let values = message;
     let date = false;
     for (let i = 0; i < headers.length; i += 2) {
       const name = headers[i];
       const value = headers[i + 1];
-      if (!VALUE.test(value)) return false;
+      values += value;
       if (name.length === 4 && name.toLowerCase() === "date") date = true;
       text += `${name}: ${value}\r\n`;
     }
+    if (!VALUE.test(values)) return false;
     if (!date) text += `Date: ${httpDate()}\r\n`;
     // A body the tunnel delimits otherwise than by its length goes out chunked.
     this.chunked = answer.framing === "chunked" || answer.framing === "close";
