@@ -1,29 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { type AnswerHead, AnswerReader } from "./answer.ts";
+import { type AnswerHead, type AnswerMemo, AnswerReader } from "./answer.ts";
 
 /** Feeds `bytes` to a reader in pieces of `cut` bytes; what it reported. */
-function read(text: string | Buffer, cut = 1_000_000, method = "GET") {
+function read(text: string | Buffer, cut = 1_000_000, method = "GET", memo?: AnswerMemo) {
   const out = {
     head: null as AnswerHead | null,
     body: "",
     end: null as boolean | null,
     error: null as string | null,
   };
-  const reader = new AnswerReader(method, {
-    head: (h) => {
-      out.head = h;
+  const reader = new AnswerReader(
+    method,
+    {
+      head: (h) => {
+        out.head = h;
+      },
+      body: (piece) => {
+        out.body += piece.toString("latin1");
+      },
+      end: (reusable, last) => {
+        if (last) out.body += last.toString("latin1");
+        out.end = reusable;
+      },
+      error: (message) => {
+        out.error = message;
+      },
     },
-    body: (piece) => {
-      out.body += piece.toString("latin1");
-    },
-    end: (reusable, last) => {
-      if (last) out.body += last.toString("latin1");
-      out.end = reusable;
-    },
-    error: (message) => {
-      out.error = message;
-    },
-  });
+    memo,
+  );
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, "latin1");
   for (let i = 0; i < bytes.length; i += cut) reader.push(bytes.subarray(i, i + cut));
   return { out, reader };
@@ -97,5 +101,38 @@ describe("the device's answer, head only", () => {
     const cut = read("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
     cut.reader.end();
     expect(cut.out.error).toBe("the answer was cut short");
+  });
+});
+
+describe("a stream's repeated answer head", () => {
+  it("reads the same as when read anew, and a changed byte is read anew", () => {
+    const memo: AnswerMemo = { text: "", parsed: null };
+    const answer = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: b\r\n\r\nhello";
+    const first = read(answer, 1_000_000, "GET", memo).out;
+    const again = read(answer, 3, "GET", memo).out;
+    expect(again).toEqual(first);
+    expect(memo.text).not.toBe("");
+    // HEAD: the same head has no body this time.
+    const head = read(
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: b\r\n\r\n",
+      1_000_000,
+      "HEAD",
+      memo,
+    );
+    expect(head.out).toMatchObject({ body: "", end: true });
+    const longer = read(
+      "HTTP/1.1 200 OK\r\nContent-Length: 6\r\nX-A: b\r\n\r\nhello!",
+      1_000_000,
+      "GET",
+      memo,
+    );
+    expect(longer.out.body).toBe("hello!");
+    const bad = read(
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A : b\r\n\r\nhello",
+      1_000_000,
+      "GET",
+      memo,
+    );
+    expect(bad.out.error).toBe("a malformed header in the answer");
   });
 });

@@ -68,6 +68,8 @@ export class AnswerReader {
     /** The request's method: a HEAD's answer has no body. */
     private readonly method: string,
     private readonly on: AnswerHandlers,
+    /** The stream's memo of its last answer head (kept by the caller, one per stream). */
+    private readonly memo?: AnswerMemo,
   ) {}
 
   get finished(): boolean {
@@ -139,59 +141,23 @@ export class AnswerReader {
     this.headBytes = null;
     const rest = all.subarray(end + skip);
     const text = all.toString("latin1", 0, end);
-    // NUL, or a CR that ends no line: nothing a header may hold.
-    if (BAD_TEXT.test(text)) {
-      this.fail("a malformed header in the answer");
+    // The stream's last answer head, when this one is the same bytes, is not read again.
+    const memo = this.memo;
+    let parsed: ParsedHead | string;
+    if (memo?.parsed && memo.text === text) parsed = memo.parsed;
+    else {
+      parsed = parseAnswerHead(text);
+      if (memo && typeof parsed !== "string" && parsed.code >= 200) {
+        memo.text = text;
+        memo.parsed = parsed;
+      }
+    }
+    if (typeof parsed === "string") {
+      this.fail(parsed);
       return null;
     }
-    // Lines end in CRLF; a bare LF is taken too (as Node's parser does).
-    let at = text.indexOf("\n");
-    if (at < 0) at = text.length;
-    const status = STATUS_LINE.exec(text.slice(0, text.charCodeAt(at - 1) === 13 ? at - 1 : at));
-    if (!status) {
-      this.fail("not an HTTP/1.x answer");
-      return null;
-    }
-    const code = Number(status[2]);
-    const rawHeaders: string[] = [];
-    let length: number | null = null;
-    let chunked = false;
-    let transferEncoding = false;
-    let close = status[1] === "0";
-    while (at < text.length) {
-      const start = at + 1;
-      at = text.indexOf("\n", start);
-      if (at < 0) at = text.length;
-      const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
-      const colon = text.indexOf(":", start);
-      const name = colon > start && colon < lineEnd ? text.slice(start, colon) : "";
-      if (!TOKEN.test(name)) {
-        this.fail("a malformed header in the answer");
-        return null;
-      }
-      const value = text.slice(colon + 1, lineEnd).trim();
-      // Only the names the framing depends on are lowered (by their length first).
-      const n = name.length;
-      const lower = n === 14 || n === 17 || n === 10 ? name.toLowerCase() : "";
-      if (lower === "content-length") {
-        if (!/^\d{1,15}$/.test(value) || (length !== null && length !== Number(value))) {
-          this.fail("a malformed Content-Length in the answer");
-          return null;
-        }
-        length = Number(value);
-      } else if (lower === "transfer-encoding") {
-        transferEncoding = true;
-        chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-      } else if (lower === "connection") {
-        const tokens = value
-          .toLowerCase()
-          .split(",")
-          .map((t) => t.trim());
-        if (tokens.includes("close")) close = true;
-        else if (status[1] === "0" && tokens.includes("keep-alive")) close = false;
-      }
-      rawHeaders.push(name, value);
-    }
+    const { code, statusMessage, rawHeaders, length, chunked, transferEncoding } = parsed;
+    let close = parsed.close;
     // 1xx: interim (100 Continue, 103 Early Hints); the final answer follows.
     if (code < 200) {
       if (code === 101) {
@@ -211,7 +177,7 @@ export class AnswerReader {
     this.inBody = true;
     this.on.head({
       status: code,
-      statusMessage: status[3] ?? "",
+      statusMessage,
       rawHeaders,
       keepAlive: this.keepAlive,
       framing: this.framing.kind,
@@ -287,4 +253,76 @@ export class AnswerReader {
       }
     }
   }
+}
+
+/** What a head says, read once: the same bytes read the same (the reader's memo). */
+interface ParsedHead {
+  code: number;
+  statusMessage: string;
+  rawHeaders: string[];
+  length: number | null;
+  chunked: boolean;
+  transferEncoding: boolean;
+  close: boolean;
+}
+
+/** The last answer head read on a stream: a kept-alive device repeats it within its second. */
+export interface AnswerMemo {
+  text: string;
+  parsed: ParsedHead | null;
+}
+
+/** Reads an answer head's text (without its last empty line); a failure's reason otherwise. */
+function parseAnswerHead(text: string): ParsedHead | string {
+  // NUL, or a CR that ends no line: nothing a header may hold.
+  if (BAD_TEXT.test(text)) return "a malformed header in the answer";
+  // Lines end in CRLF; a bare LF is taken too (as Node's parser does).
+  let at = text.indexOf("\n");
+  if (at < 0) at = text.length;
+  const status = STATUS_LINE.exec(text.slice(0, text.charCodeAt(at - 1) === 13 ? at - 1 : at));
+  if (!status) return "not an HTTP/1.x answer";
+  const code = Number(status[2]);
+  const rawHeaders: string[] = [];
+  let length: number | null = null;
+  let chunked = false;
+  let transferEncoding = false;
+  let close = status[1] === "0";
+  while (at < text.length) {
+    const start = at + 1;
+    at = text.indexOf("\n", start);
+    if (at < 0) at = text.length;
+    const lineEnd = text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const colon = text.indexOf(":", start);
+    const name = colon > start && colon < lineEnd ? text.slice(start, colon) : "";
+    if (!TOKEN.test(name)) return "a malformed header in the answer";
+    const value = text.slice(colon + 1, lineEnd).trim();
+    // Only the names the framing depends on are lowered (by their length first).
+    const n = name.length;
+    const lower = n === 14 || n === 17 || n === 10 ? name.toLowerCase() : "";
+    if (lower === "content-length") {
+      if (!/^\d{1,15}$/.test(value) || (length !== null && length !== Number(value)))
+        return "a malformed Content-Length in the answer";
+      length = Number(value);
+    } else if (lower === "transfer-encoding") {
+      transferEncoding = true;
+      chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+    } else if (lower === "connection") {
+      const tokens = value
+        .toLowerCase()
+        .split(",")
+        .map((t) => t.trim());
+      if (tokens.includes("close")) close = true;
+      else if (status[1] === "0" && tokens.includes("keep-alive")) close = false;
+    }
+    rawHeaders.push(name, value);
+  }
+  return {
+    code,
+    statusMessage: status[3] ?? "",
+    rawHeaders,
+    length,
+    chunked,
+    transferEncoding,
+    close,
+  };
 }

@@ -3,7 +3,7 @@ import type { TunnelStream } from "@keyway/protocol/mux";
 import type { AppError } from "../../../http/envelope.ts";
 import { forwardHttp } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
-import { AnswerReader } from "./answer.ts";
+import { type AnswerHead, type AnswerMemo, AnswerReader } from "./answer.ts";
 import type { FrontRequest } from "./front.ts";
 import type { BrowserRequest, RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
@@ -69,6 +69,19 @@ export function createHttpRelay(deps: {
     });
   }
   const { requestHeaders, responseHeaders } = deps.headers;
+
+  /** Each pooled stream's last answer head, read once (answer.ts). */
+  const answerMemos = new WeakMap<TunnelStream, AnswerMemo>();
+
+  /**
+   * The browser's headers of a device's answer head. A head the stream's memo repeats shares
+   * its header list: on a visit host (not in path mode, where the device's cookies go into
+   * the visit's jar) its headers are kept for the same visit, target, Host and framing.
+   */
+  const browserHeadersOf = new WeakMap<
+    string[],
+    { session: VisitSession; target: string; host: string; framing: string; headers: string[] }
+  >();
 
   /**
    * The device's head lines of a front-door request's header list, kept while the list is
@@ -227,6 +240,37 @@ export function createHttpRelay(deps: {
     exchange(request, sink, session, r, at, stream, body);
   }
 
+  function browserHeaders(
+    answer: AnswerHead,
+    request: BrowserRequest,
+    session: VisitSession,
+    r: Route,
+  ): string[] {
+    const host = request.headers.host ?? "";
+    const keep = !r.prefix;
+    const known = keep ? browserHeadersOf.get(answer.rawHeaders) : undefined;
+    if (
+      known &&
+      known.session === session &&
+      known.target === session.target &&
+      known.host === host &&
+      known.framing === answer.framing
+    )
+      return known.headers;
+    let headers = responseHeaders(answer.rawHeaders, request, session, r);
+    // A body the tunnel delimits otherwise goes out chunked: a stated length would lie.
+    if (answer.framing === "chunked" || answer.framing === "close") headers = lengthless(headers);
+    if (keep)
+      browserHeadersOf.set(answer.rawHeaders, {
+        session,
+        target: session.target,
+        host,
+        framing: answer.framing,
+        headers,
+      });
+    return headers;
+  }
+
   /** The device's head after the request line: the relay's headers, the framing, the end. */
   function headLines(
     request: BrowserRequest,
@@ -313,26 +357,31 @@ export function createHttpRelay(deps: {
       settle(false);
       sink.fail();
     };
-    const reader = new AnswerReader(method, {
-      head: (answer) => {
-        status = answer.status;
-        const message = answer.statusMessage || STATUS_CODES[answer.status] || "Unknown";
-        let headers = responseHeaders(answer.rawHeaders, request, session, r);
-        // A body the tunnel delimits otherwise goes out chunked: a stated length would lie.
-        if (answer.framing === "chunked" || answer.framing === "close")
-          headers = lengthless(headers);
-        if (!sink.head(answer, message, headers)) failed();
+    let memo = answerMemos.get(stream);
+    if (!memo) {
+      memo = { text: "", parsed: null };
+      answerMemos.set(stream, memo);
+    }
+    const reader = new AnswerReader(
+      method,
+      {
+        head: (answer) => {
+          status = answer.status;
+          const message = answer.statusMessage || STATUS_CODES[answer.status] || "Unknown";
+          if (!sink.head(answer, message, browserHeaders(answer, request, session, r))) failed();
+        },
+        body: (piece) => {
+          if (!sink.body(piece)) stream.pause();
+        },
+        end: (reusable, last) => {
+          // The browser's answer first; the bookkeeping after it is off its way.
+          sink.end(last);
+          settle(reusable);
+        },
+        error: failed,
       },
-      body: (piece) => {
-        if (!sink.body(piece)) stream.pause();
-      },
-      end: (reusable, last) => {
-        // The browser's answer first; the bookkeeping after it is off its way.
-        sink.end(last);
-        settle(reusable);
-      },
-      error: failed,
-    });
+      memo,
+    );
     const onData = (chunk: Buffer) => reader.push(chunk);
     const onEnd = () => reader.end();
     const onClose = () => {
