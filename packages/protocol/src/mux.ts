@@ -187,12 +187,17 @@ export class TunnelMux {
     }
     this.pending += size;
     this.link.send(bytes, () => {
-      this.pending -= size;
       if (control) this.controlPending -= size;
-      if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
-        for (const wake of this.drainWaiters.splice(0)) wake();
-      }
+      this.sent(size);
     });
+  }
+
+  /** A frame of `size` bytes has left: the link's writers wake once half its room is free. */
+  private sent(size: number): void {
+    this.pending -= size;
+    if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
+      for (const wake of this.drainWaiters.splice(0)) wake();
+    }
   }
 
   /** @internal A DATA frame: bounded by the peer's credit, so not counted as control. */
@@ -200,12 +205,7 @@ export class TunnelMux {
     if (this.closedWith) return;
     const size = data.byteLength + 5;
     this.pending += size;
-    const done = () => {
-      this.pending -= size;
-      if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
-        for (const wake of this.drainWaiters.splice(0)) wake();
-      }
-    };
+    const done = () => this.sent(size);
     if (this.link.sendData) this.link.sendData(id, data, done);
     else this.link.send(encodeData(id, data), done);
   }
@@ -220,12 +220,7 @@ export class TunnelMux {
     }
     const size = text.length + 5;
     this.pending += size;
-    this.link.sendText(id, text, () => {
-      this.pending -= size;
-      if (this.pending <= this.highWater / 2 && this.drainWaiters.length) {
-        for (const wake of this.drainWaiters.splice(0)) wake();
-      }
-    });
+    this.link.sendText(id, text, () => this.sent(size));
   }
 
   /** @internal Writes out now what the link holds for the end of the tick. */

@@ -39,6 +39,14 @@ export interface TunnelSocketLink {
   readonly closed: boolean;
 }
 
+/** A DATA frame's header (`u32 length | u8 type | u32 stream`) at the start of `into`. */
+function dataHead(into: Buffer, id: number, payloadLength: number): Buffer {
+  into.writeUInt32BE(5 + payloadLength, 0);
+  into[4] = TUNNEL_FRAME.data;
+  into.writeUInt32BE(id, 5);
+  return into;
+}
+
 export function tunnelOverSocket(
   socket: Duplex & { setNoDelay?(noDelay?: boolean): unknown },
   options: TunnelSocketOptions,
@@ -79,11 +87,7 @@ export function tunnelOverSocket(
       sendData(id, data, done) {
         if (!writable()) return done(new Error("tunnel closed"));
         cork();
-        const head = Buffer.allocUnsafe(HEAD);
-        head.writeUInt32BE(5 + data.byteLength, 0);
-        head[4] = TUNNEL_FRAME.data;
-        head.writeUInt32BE(id, 5);
-        socket.write(head);
+        socket.write(dataHead(Buffer.allocUnsafe(HEAD), id, data.byteLength));
         socket.write(data, (error) => done(error ?? undefined));
       },
       flush() {
@@ -91,10 +95,7 @@ export function tunnelOverSocket(
       },
       sendText(id, text, done) {
         if (!writable()) return done(new Error("tunnel closed"));
-        const frame = Buffer.allocUnsafe(HEAD + text.length);
-        frame.writeUInt32BE(5 + text.length, 0);
-        frame[4] = TUNNEL_FRAME.data;
-        frame.writeUInt32BE(id, 5);
+        const frame = dataHead(Buffer.allocUnsafe(HEAD + text.length), id, text.length);
         frame.write(text, HEAD, "latin1");
         // After what this tick gathered, in one write of its own.
         if (corked) uncork();

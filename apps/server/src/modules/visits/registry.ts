@@ -52,7 +52,7 @@ export function createVisitRegistry(deps: {
   /** A visit open on this node whose device's tunnel is here: one the relay needs to ask nobody about. */
   function openHere(id: string): boolean {
     const session = sessions.get(id);
-    return session !== undefined && !session.ended && tunnels.isOnline(session.deviceId);
+    return session !== undefined && !session.ended && tunnelHere(session);
   }
 
   async function row(id: string): Promise<Visit | undefined> {

@@ -44,8 +44,8 @@ export function createHttpRelay(deps: {
   refuseViewOnly: (response: ServerResponse, request: IncomingMessage) => void;
   asAppError: (error: unknown) => AppError;
 }) {
-  const { visits, secure, sessionFor, sessionNow, elsewhere, refuse, refuseViewOnly, route } = deps;
-  const { asAppError } = deps;
+  const { visits, secure, sessionFor, sessionNow, elsewhere, route } = deps;
+  const { refuse, refuseViewOnly, asAppError } = deps;
 
   /**
    * One request for the visit's activity: no body, no headers; the recorder keeps the path
