@@ -19,11 +19,11 @@ import path from "node:path";
 import pg from "pg";
 import { openDatabase } from "../apps/server/src/db/client.ts";
 import { HOST, until } from "../tests/deploy/stack.ts";
-import { cpuSeconds, type DeployStack, rssOf, startDeployStack } from "./deploy-stack.ts";
+import { type DeployStack, startDeployStack } from "./deploy-stack.ts";
 import { adminSql, forkLoad } from "./fixtures.ts";
 import { insertGatewayDevices, startGateway } from "./gateway.ts";
 import { openDevice } from "./mqttDevices.ts";
-import { percentile } from "./stats.ts";
+import { cpuSeconds, percentile, rssOf } from "./stats.ts";
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 2000);
 const BURST = Number(process.env.BENCH_ALARMS ?? 2000);

@@ -26,13 +26,12 @@ import {
 import { renderExample, type Started, startUnit, unitCommand } from "../tests/deploy/units.ts";
 import {
   apiCall,
-  cpuSeconds,
   type DeployStack,
-  rssOf,
   startDeployStack,
   startNginxOn,
   tunnelHolder,
 } from "./deploy-stack.ts";
+import { cpuSeconds, rssOf } from "./stats.ts";
 import {
   client,
   type Figures,

@@ -123,7 +123,9 @@ function agent(linkPort: number, targetPort: number) {
 }
 
 /** Starts both processes; resolves with the port browsers connect to. */
-export async function startNodeMux(targetPort: number): Promise<{ port: number; stop(): void }> {
+export async function startNodeMux(
+  targetPort: number,
+): Promise<{ port: number; pids: number[]; stop(): void }> {
   const children: ChildProcess[] = [];
   const stop = () => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
@@ -154,7 +156,7 @@ export async function startNodeMux(targetPort: number): Promise<{ port: number; 
     const [{ link }] = await lines(edgeProcess, 1);
     start(["agent", String(link), String(targetPort)]);
     const [, { port }] = await ready;
-    return { port, stop };
+    return { port, pids: children.map((child) => child.pid ?? 0), stop };
   } catch (error) {
     stop();
     throw error;

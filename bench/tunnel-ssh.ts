@@ -16,7 +16,7 @@ import path from "node:path";
 export async function startSsh(
   targetPort: number,
   freePort: () => Promise<number>,
-): Promise<{ port: number; stop(): void }> {
+): Promise<{ port: number; pids: number[]; stop(): void }> {
   const sshd = "/usr/sbin/sshd";
   if (!existsSync(sshd) || !existsSync("/usr/bin/ssh"))
     throw new Error("the ssh peer needs Debian's openssh-server and openssh-client");
@@ -98,7 +98,8 @@ export async function startSsh(
       () => listening(forwardPort),
       () => `ssh -R did not come up: ${log}`,
     );
-    return { port: forwardPort, stop };
+    // sshd with its per-connection children, and ssh: where the tunnel's CPU goes.
+    return { port: forwardPort, pids: [daemon.pid ?? 0, client.pid ?? 0], stop };
   } catch (error) {
     stop();
     throw error;

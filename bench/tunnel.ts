@@ -13,7 +13,7 @@ import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { systemClock } from "../apps/server/src/infra/clock.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
-import { percentile } from "./stats.ts";
+import { cpuSeconds, percentile } from "./stats.ts";
 import { startNodeMux } from "./tunnel-nodemux.ts";
 import { startSsh } from "./tunnel-ssh.ts";
 
@@ -104,6 +104,7 @@ export interface Relay {
   cookie: string;
   /** The agent process's peak RSS so far (VmHWM), in MiB. */
   agentPeakMiB(): number;
+  agentPid: number;
   stop(): Promise<void>;
 }
 
@@ -197,7 +198,7 @@ export async function startNodeWithAgent(
     });
     const token = login.json().hwdata.result.token as string;
     const agentPeakMiB = () => peakMiB(agent.pid ?? 0);
-    return { app, port, deviceId: device.id, token, agentPeakMiB, stop };
+    return { app, port, deviceId: device.id, token, agentPeakMiB, agentPid: agent.pid ?? 0, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -207,7 +208,7 @@ export async function startNodeWithAgent(
 /** The single-node relay with a visit issued to the demo user and its cookie claimed. */
 export async function startSingleNode(targetPort: number): Promise<Relay> {
   const node = await startNodeWithAgent(["--target", `127.0.0.1:${targetPort}`]);
-  const { app, port, deviceId, token, agentPeakMiB, stop } = node;
+  const { app, port, deviceId, token, agentPeakMiB, agentPid, stop } = node;
   try {
     const issued = await app.inject({
       method: "POST",
@@ -228,7 +229,7 @@ export async function startSingleNode(targetPort: number): Promise<Relay> {
         )
         .on("error", reject);
     });
-    return { port, host: visit.host, cookie, agentPeakMiB, stop };
+    return { port, host: visit.host, cookie, agentPeakMiB, agentPid, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -288,15 +289,35 @@ export async function run(options: { deploy?: boolean } = {}) {
     ssh: [],
     node: [],
   };
+  // The CPU the tunnel's own processes spend per small request (client and target aside): a
+  // cost that holds on a shared machine where a latency moves with its load.
+  const serverSeconds = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  };
+  const cpuOf: Record<"relay" | "ssh" | "node", () => number[]> = {
+    relay: () => [serverSeconds(), cpuSeconds(relayNode.agentPid)],
+    ssh: () => (ssh?.pids ?? []).map(cpuSeconds),
+    node: () => (nodeMux?.pids ?? []).map(cpuSeconds),
+  };
+  const cpu: Record<"relay" | "ssh" | "node", number[][]> = { relay: [], ssh: [], node: [] };
+  /** Runs a client; the CPU of `path`'s processes during its small requests, in µs each. */
+  const measured = async (path: "relay" | "ssh" | "node", url: string, extra: string[] = []) => {
+    let from: number[] = [];
+    const figures = await client(url, extra, { onDownloaded: () => (from = cpuOf[path]()) });
+    const to = cpuOf[path]();
+    cpu[path].push(to.map((seconds, i) => ((seconds - from[i]) / REQUESTS) * 1e6));
+    return figures;
+  };
   for (let round = 0; round < ROUNDS; round++) {
     if (PATHS.includes("direct")) runs.direct.push(await client(`http://127.0.0.1:${targetPort}`));
-    if (ssh) runs.ssh.push(await client(`http://127.0.0.1:${ssh.port}`));
-    if (nodeMux) runs.node.push(await client(`http://127.0.0.1:${nodeMux.port}`));
+    if (ssh) runs.ssh.push(await measured("ssh", `http://127.0.0.1:${ssh.port}`));
+    if (nodeMux) runs.node.push(await measured("node", `http://127.0.0.1:${nodeMux.port}`));
     if (PATHS.includes("relay")) {
       baseRss = process.memoryUsage.rss();
       sampling = true;
       runs.relay.push(
-        await client(`http://127.0.0.1:${port}`, [
+        await measured("relay", `http://127.0.0.1:${port}`, [
           "--host",
           relayNode.host,
           "--cookie",
@@ -338,6 +359,22 @@ export async function run(options: { deploy?: boolean } = {}) {
   );
   console.log(
     `  Node floor (a bare reverse tunnel of the same shape in Node, no checks: bench/tunnel-nodemux.ts): ${floor.mbPerSecond.toFixed(0)} MB/s, small request p50 ${floor.p50.toFixed(3)} ms, +${(floor.p50 - direct.p50).toFixed(3)} ms over direct (${(floor.p50 - peer.p50).toFixed(3)} ms from ssh); Keyway +${(relay.p50 - floor.p50).toFixed(3)} ms over it`,
+  );
+  /** Per process, the median over rounds of its µs per small request, and their sum. */
+  const cpuLine = (path: "relay" | "ssh" | "node", names: string[]) => {
+    const rounds = cpu[path];
+    if (!rounds.length) return "not run";
+    const each = names.map((_, i) =>
+      percentile(
+        rounds.map((r) => r[i]),
+        50,
+      ),
+    );
+    const total = each.reduce((a, b) => a + b, 0);
+    return `${total.toFixed(0)} (${names.map((n, i) => `${n} ${each[i].toFixed(0)}`).join(", ")})`;
+  };
+  console.log(
+    `  CPU per small request (µs, /proc clock ticks over the requests): Keyway ${cpuLine("relay", ["server", "agent"])}; ssh ${cpuLine("ssh", ["sshd", "ssh"])}; Node floor ${cpuLine("node", ["edge", "agent"])}`,
   );
   console.log(
     `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI}); rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,

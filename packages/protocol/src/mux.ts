@@ -455,6 +455,9 @@ export class TunnelStream extends Duplex {
   private resetDone = false;
   private idleMs = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The one reader of the stream's bytes (setReader), and the 'data' listener serving it. */
+  private reader: ((chunk: Buffer) => void) | null = null;
+  private readerListener: ((chunk: Buffer) => void) | null = null;
 
   /** @internal */
   constructor(
@@ -534,7 +537,19 @@ export class TunnelStream extends Duplex {
     // action. The number of chunks needs bounding too (each costs far more than a byte): a
     // peer sending 1-byte frames to a consumer that does not read would hold 250,000 of them
     // in one window. While the consumer is behind, small payloads are copied into blocks.
-    if (size >= SMALL || (this.readableLength === 0 && this.blockUsed === 0)) {
+    if (this.readableLength === 0 && this.blockUsed === 0) {
+      // Nothing held: the reader takes the bytes straight from the tunnel's read, as the
+      // 'data' event a push would cause hands them over, without the stream's machinery.
+      if (this.reader && this.readableFlowing === true && this.listenerCount("data") === 1) {
+        this.reader(own(data));
+        // A reader that paused (its own writer is full) takes credit once it resumes.
+        if (this.readableFlowing) this.giveCredit();
+        return;
+      }
+      this.push(own(data));
+      return;
+    }
+    if (size >= SMALL) {
       this.flushBlock();
       this.push(own(data));
       return;
@@ -600,6 +615,11 @@ export class TunnelStream extends Duplex {
       // consumer has taken the rest (it does not ask twice without a push in between).
       else this.push(EMPTY);
     }
+    this.giveCredit();
+  }
+
+  /** Credit for what the consumer has taken, when it is worth a frame. */
+  private giveCredit(): void {
     // Credit goes back in batches as the consumer takes bytes: at least a quarter window, so
     // a busy stream costs one small frame per quarter window.
     const consumed = this.received - this.readableLength - this.blockUsed;
@@ -705,6 +725,20 @@ export class TunnelStream extends Duplex {
     this.bytesOut += text.length;
     this.touch();
     return true;
+  }
+
+  /**
+   * Makes `reader` the one reader of the stream's bytes (null: none): it gets every chunk as
+   * a 'data' listener would, pause() and resume() included. While the stream flows with
+   * nothing held and no other 'data' listener, a chunk goes to it straight from the tunnel's
+   * read, without a push and an event.
+   */
+  setReader(reader: ((chunk: Buffer) => void) | null): void {
+    this.reader = reader;
+    if (reader && !this.readerListener) {
+      this.readerListener = (chunk) => this.reader?.(chunk);
+      this.on("data", this.readerListener);
+    }
   }
 
   // ---- What Node's HTTP client expects of a socket ----

@@ -66,6 +66,8 @@ export class StreamPool {
   private leased = 0;
   private readonly waiting: Array<() => void> = [];
   private destroyed = false;
+  /** Each stream's reader while it is idle: bytes then are unasked, and it goes. */
+  private readonly unasked = new WeakMap<TunnelStream, () => void>();
 
   constructor(
     private readonly openStream: () => Promise<TunnelStream>,
@@ -102,7 +104,7 @@ export class StreamPool {
       };
       stream.on("close", unasked);
       stream.on("end", unasked);
-      stream.on("data", unasked);
+      this.unasked.set(stream, unasked);
       return stream;
     } catch (error) {
       this.done();
@@ -121,6 +123,7 @@ export class StreamPool {
     this.idleSince.set(stream, performance.now());
     this.arm();
     // Flowing, so that bytes the device sends unasked are seen (and the stream dropped).
+    stream.setReader(this.unasked.get(stream) ?? null);
     stream.resume();
   }
 

@@ -75,10 +75,18 @@ describe("the front door's head reader", () => {
     ["an upgrade", `${GET}Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n`],
     ["Expect", `${GET}Expect: 100-continue\r\n\r\n`],
     ["a second request in the same read", `${GET}\r\n${GET}\r\n`],
+    ["bytes after the head that end as a head does", `${GET}\r\nabc\r\n\r\n`],
     ["half a head", GET],
     ["a head above 16 KiB", `${GET}X-A: ${"a".repeat(17_000)}\r\n\r\n`],
   ])("leaves %s to Node", (_what, text) => {
     expect(head(text)).toBeNull();
+  });
+
+  it("leaves a second request in the same read to Node after the same head read alone", () => {
+    const first = head(`${GET}\r\n`);
+    expect(first).not.toBeNull();
+    const twice = Buffer.from(`${GET}\r\n${GET}\r\n`, "latin1");
+    expect(readFrontHead(twice, socket, 72, first)).toBeNull();
   });
 });
 
@@ -370,6 +378,24 @@ describe("the front door", () => {
     const text = await client.read(answers(2));
     expect(text).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nslowHTTP\/1\.1 200 [\s\S]*\r\n\r\nhello$/);
     client.socket.destroy();
+  });
+
+  it("keeps a connection through an answer slower than the keep-alive time, and closes it once idle that long", async () => {
+    const server = r.h.app.server;
+    const keepAlive = server.keepAliveTimeout;
+    // The device's /slow answer (300 ms) outlasts it.
+    server.keepAliveTimeout = 150;
+    try {
+      const client = await RawClient.open(r.port);
+      client.socket.write(`GET /slow HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
+      expect(await client.read(answers(1))).toMatch(/\r\n\r\nslow$/);
+      expect(client.closed).toBe(false);
+      // Idle now: closed as Node closes a kept-alive connection nobody uses.
+      await client.read(() => false);
+      expect(client.closed).toBe(true);
+    } finally {
+      server.keepAliveTimeout = keepAlive;
+    }
   });
 
   it("gives the device the cookie it set, on the next request of the same connection (path mode)", async () => {

@@ -35,7 +35,6 @@ export type FrontServe = (request: FrontRequest, done: (keep: boolean) => void) 
 
 /** The largest head the front door reads itself; a larger one is Node's. */
 const MAX_HEAD = 16 * 1024;
-const HEAD_END = Buffer.from("\r\n\r\n");
 const REQUEST_LINE = /^([A-Z]{1,16}) (\/[!-~]*) HTTP\/1\.1$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
@@ -59,10 +58,19 @@ export function readFrontHead(
   /** The connection's last request read here: its header lines, when the same, are not read again. */
   previous?: FrontRequest | null,
 ): FrontRequest | null {
-  if (bytes.byteLength > MAX_HEAD) return null;
-  const end = bytes.indexOf(HEAD_END);
-  // Pipelined bytes after the head, or a head not all here: Node's.
-  if (end < 0 || end + 4 !== bytes.byteLength) return null;
+  const size = bytes.byteLength;
+  // A head not all here (or one with pipelined bytes after it): Node's. An empty line before
+  // the end is one no header line of the subset passes (and a repeated block was read whole).
+  if (
+    size > MAX_HEAD ||
+    size < 4 ||
+    bytes[size - 4] !== 13 ||
+    bytes[size - 3] !== 10 ||
+    bytes[size - 2] !== 13 ||
+    bytes[size - 1] !== 10
+  )
+    return null;
+  const end = size - 4;
   const text = bytes.toString("latin1", 0, end);
   let at = text.indexOf("\r\n");
   if (at < 0) at = text.length;
@@ -186,32 +194,40 @@ export function attachFront(server: Server, serve: FrontServe): void {
     };
     const done = (keep: boolean) => {
       busy.delete(socket);
+      serving = false;
       if (!keep || closing || socket.destroyed) {
         forget();
         socket.end();
         return;
       }
       waiting.add(socket);
-      socket.setTimeout(server.keepAliveTimeout);
-      socket.resume();
+      if (socket.isPaused()) socket.resume();
     };
     let last: FrontRequest | null = null;
+    /** An exchange is under way: the next request waits for its end. */
+    let serving = false;
     const onData = (bytes: Buffer) => {
+      if (serving) {
+        // One exchange at a time: what the browser sends meanwhile waits in the socket.
+        socket.pause();
+        socket.unshift(bytes);
+        return;
+      }
       const keepAlive = Math.floor(server.keepAliveTimeout / 1000);
       const request = readFrontHead(bytes, socket, keepAlive, last);
       if (!request) return toNode(bytes);
       last = request;
-      // One exchange at a time: what the browser sends meanwhile waits in the socket.
-      socket.pause();
+      serving = true;
       waiting.delete(socket);
       busy.add(socket);
-      socket.setTimeout(0);
       if (serve(request, (keep) => done(keep && !request.close))) return;
+      serving = false;
       busy.delete(socket);
-      socket.resume();
       toNode(bytes);
     };
-    // Waited out the keep-alive time, as Node would.
+    // Waited out the keep-alive time, as Node would. The timer stays set through an exchange
+    // (no setting it per request): every read and write restarts it, and it closes only a
+    // connection that waits for a request.
     const onTimeout = () => {
       if (waiting.has(socket)) socket.destroy();
     };

@@ -339,7 +339,7 @@ export function createHttpRelay(deps: {
         bytesIn: stream.bytesIn - bytesIn,
         bytesOut: stream.bytesOut - bytesOut,
       });
-      stream.off("data", onData);
+      // The stream's reader is the pool's from here (release).
       stream.off("end", onEnd);
       stream.off("close", onClose);
       sink.unwatch(onSinkDrain, onSinkGone);
@@ -390,7 +390,7 @@ export function createHttpRelay(deps: {
     const onSinkDrain = () => stream.resume();
     // The browser went away (or the visit was cut): the device's answer is no longer wanted.
     const onSinkGone = () => settle(false);
-    stream.on("data", onData);
+    stream.setReader(onData);
     stream.on("end", onEnd);
     stream.on("close", onClose);
     sink.watch(onSinkDrain, onSinkGone);

@@ -79,6 +79,58 @@ const unreachable = () => new AppError("TARGET_UNREACHABLE", null, 502);
 /** A field value Node's writeHead would send (no control characters but HTAB). */
 const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** An answer head as the socket sink writes it, but for a Date the device did not send. */
+interface HeadText {
+  headers: string[];
+  status: number;
+  message: string;
+  chunked: boolean;
+  close: boolean;
+  keepAliveSeconds: number;
+  /** The status line and the headers. */
+  lines: string;
+  /** The framing and connection lines and the empty line. */
+  end: string;
+  /** The device sent a Date: `text` is the whole head. */
+  dated: boolean;
+  text: string;
+}
+
+/**
+ * The last head built: a page polled again gets the same headers array from the relay (its
+ * memo of a repeated answer head on a visit host), and then the same text, checked once.
+ */
+let lastHead: HeadText | null = null;
+
+/** The head's text, or null when a value is one Node's writeHead would refuse. */
+function headText(
+  status: number,
+  message: string,
+  headers: string[],
+  chunked: boolean,
+  close: boolean,
+  keepAliveSeconds: number,
+): HeadText | null {
+  let lines = `HTTP/1.1 ${status} ${message}\r\n`;
+  // The values checked together, in one pass.
+  let values = message;
+  let dated = false;
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i];
+    const value = headers[i + 1];
+    values += value;
+    if (name.length === 4 && name.toLowerCase() === "date") dated = true;
+    lines += `${name}: ${value}\r\n`;
+  }
+  if (!VALUE.test(values)) return null;
+  let end = chunked ? "Transfer-Encoding: chunked\r\n" : "";
+  end += close
+    ? "Connection: close\r\n\r\n"
+    : `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
+  const text = lines + end;
+  return { headers, status, message, chunked, close, keepAliveSeconds, lines, end, dated, text };
+}
+
 let dateSecond = 0;
 let dateText = "";
 /** The Date header's value, made once a second (as Node's own). */
@@ -116,26 +168,23 @@ export class SocketSink implements AnswerSink {
   }
 
   head(answer: AnswerHead, message: string, headers: string[]): boolean {
-    let text = `HTTP/1.1 ${answer.status} ${message}\r\n`;
-    // The values checked together, in one pass.
-    let values = message;
-    let date = false;
-    for (let i = 0; i < headers.length; i += 2) {
-      const name = headers[i];
-      const value = headers[i + 1];
-      values += value;
-      if (name.length === 4 && name.toLowerCase() === "date") date = true;
-      text += `${name}: ${value}\r\n`;
+    const chunked = answer.framing === "chunked" || answer.framing === "close";
+    let known = lastHead;
+    if (
+      known?.headers !== headers ||
+      known.status !== answer.status ||
+      known.message !== message ||
+      known.chunked !== chunked ||
+      known.close !== this.close ||
+      known.keepAliveSeconds !== this.keepAliveSeconds
+    ) {
+      known = headText(answer.status, message, headers, chunked, this.close, this.keepAliveSeconds);
+      if (!known) return false;
+      lastHead = known;
     }
-    if (!VALUE.test(values)) return false;
-    if (!date) text += `Date: ${httpDate()}\r\n`;
     // A body the tunnel delimits otherwise than by its length goes out chunked.
-    this.chunked = answer.framing === "chunked" || answer.framing === "close";
-    if (this.chunked) text += "Transfer-Encoding: chunked\r\n";
-    text += this.close
-      ? "Connection: close\r\n\r\n"
-      : `Connection: keep-alive\r\nKeep-Alive: timeout=${this.keepAliveSeconds}\r\n\r\n`;
-    this.pending = text;
+    this.chunked = chunked;
+    this.pending = known.dated ? known.text : `${known.lines}Date: ${httpDate()}\r\n${known.end}`;
     return true;
   }
 

@@ -4,9 +4,12 @@ import type { TunnelStream } from "./mux.ts";
 import { tunnelOverSocket } from "./tunnelSocket.ts";
 
 /**
- * TunnelStream.sendNow over the socket carrier (mux.ts, tunnelSocket.ts): a request head
- * with nothing after it goes out in one frame at once, byte for byte; behind anything
- * already written it declines, so the stream's bytes never change order.
+ * The tunnel stream's quick paths over the socket carrier (mux.ts, tunnelSocket.ts), each the
+ * same bytes in the same order as the stream's own machinery:
+ * - sendNow: a request head with nothing after it goes out in one frame at once, byte for
+ *   byte; behind anything already written it declines.
+ * - setReader: the reader gets the bytes straight from the tunnel's reads while nothing is
+ *   held, through the stream's buffer while it is paused.
  */
 
 /** Two ends of a tunnel over a real loopback TCP connection; the device's streams paused. */
@@ -79,6 +82,71 @@ describe("a request head sent at once", () => {
       const bytes = await received(device[0], body.byteLength + head.length);
       expect(bytes.subarray(0, body.byteLength).equals(body)).toBe(true);
       expect(bytes.subarray(body.byteLength).toString("latin1")).toBe(head);
+    } finally {
+      close();
+    }
+  });
+});
+
+/** `size` bytes that tell their own position: a reordered or lost piece shows. */
+function pattern(size: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  for (let i = 0; i < size; i += 4) bytes.writeUInt32BE(i, i);
+  return bytes;
+}
+
+describe("a stream read through setReader", () => {
+  it("hands its reader every byte in order through pauses, and the device's credit keeps coming", async () => {
+    const { cloud, device, close } = await pair();
+    try {
+      const stream = await cloud.open(null);
+      stream.write("x");
+      await received(device[0], 1);
+      // Many windows' worth: the device can send it all only if credit comes back.
+      const sent = pattern(3 * 1024 * 1024);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let pauses = 0;
+      stream.setReader((chunk) => {
+        chunks.push(chunk);
+        size += chunk.byteLength;
+        // A reader whose own writer fills now and then (a slow browser).
+        if (size > (pauses + 1) * 400 * 1024) {
+          pauses += 1;
+          stream.pause();
+          setTimeout(() => stream.resume(), 5);
+        }
+      });
+      for (let at = 0; at < sent.byteLength; at += 50_000)
+        device[0].write(sent.subarray(at, at + 50_000));
+      const deadline = Date.now() + 10_000;
+      while (size < sent.byteLength && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(pauses).toBeGreaterThan(3);
+      expect(Buffer.concat(chunks).equals(sent)).toBe(true);
+      expect(stream.destroyed).toBe(false);
+    } finally {
+      close();
+    }
+  });
+
+  it("shares the bytes with another 'data' listener, each getting all of them", async () => {
+    const { cloud, device, close } = await pair();
+    try {
+      const stream = await cloud.open(null);
+      stream.write("x");
+      await received(device[0], 1);
+      const seen: Buffer[] = [];
+      const alsoSeen: Buffer[] = [];
+      stream.setReader((chunk) => seen.push(chunk));
+      stream.on("data", (chunk: Buffer) => alsoSeen.push(chunk));
+      const sent = pattern(200 * 1024);
+      device[0].write(sent);
+      const deadline = Date.now() + 5_000;
+      while (Buffer.concat(alsoSeen).byteLength < sent.byteLength && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(Buffer.concat(seen).equals(sent)).toBe(true);
+      expect(Buffer.concat(alsoSeen).equals(sent)).toBe(true);
     } finally {
       close();
     }
