@@ -47,6 +47,22 @@ function dataHead(into: Buffer, id: number, payloadLength: number): Buffer {
   return into;
 }
 
+/** dataHead as a latin1 string, one char a byte. */
+function dataHeadText(id: number, payloadLength: number): string {
+  const length = 5 + payloadLength;
+  return String.fromCharCode(
+    length >>> 24,
+    (length >>> 16) & 255,
+    (length >>> 8) & 255,
+    length & 255,
+    TUNNEL_FRAME.data,
+    id >>> 24,
+    (id >>> 16) & 255,
+    (id >>> 8) & 255,
+    id & 255,
+  );
+}
+
 export function tunnelOverSocket(
   socket: Duplex & { setNoDelay?(noDelay?: boolean): unknown },
   options: TunnelSocketOptions,
@@ -95,11 +111,12 @@ export function tunnelOverSocket(
       },
       sendText(id, text, done) {
         if (!writable()) return done(new Error("tunnel closed"));
-        const frame = dataHead(Buffer.allocUnsafe(HEAD + text.length), id, text.length);
-        frame.write(text, HEAD, "latin1");
-        // After what this tick gathered, in one write of its own.
+        // After what this tick gathered, in one write of its own. The header as latin1 text
+        // too (one char a byte): Node writes a short string straight from it, no buffer made.
         if (corked) uncork();
-        socket.write(frame, (error) => done(error ?? undefined));
+        socket.write(dataHeadText(id, text.length) + text, "latin1", (error) =>
+          done(error ?? undefined),
+        );
       },
     },
   });

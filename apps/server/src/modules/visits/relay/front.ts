@@ -79,7 +79,19 @@ export function readFrontHead(
   if (!line) return null;
   const block = text.slice(at);
   // A browser polling a page sends the same header lines again: the same bytes, the same reading.
-  if (previous && block === previous.block) return { ...previous, method: line[1], url: line[2] };
+  if (previous && block === previous.block)
+    // Built field by field in the order below, one shape with the first reading: a spread
+    // of the last request took longer than reading the head.
+    return {
+      method: line[1],
+      url: line[2],
+      rawHeaders: previous.rawHeaders,
+      headers: previous.headers,
+      socket,
+      close: previous.close,
+      keepAliveSeconds,
+      block: previous.block,
+    };
   if (BAD_TEXT.test(block)) return null;
   const rawHeaders: string[] = [];
   let host: string | undefined;
@@ -144,6 +156,12 @@ function trimSpace(value: string): string {
   return from === 0 && to === value.length ? value : value.slice(from, to);
 }
 
+/** A connection the front door holds. */
+interface Held {
+  socket: Socket;
+  serving: boolean;
+}
+
 /**
  * Puts the front door before Node's HTTP server on `server`: its connection listener is
  * called for every connection the quick way does not keep. The server's closing of idle
@@ -152,21 +170,20 @@ function trimSpace(value: string): string {
 export function attachFront(server: Server, serve: FrontServe): void {
   const nodeListeners = server.listeners("connection") as ((socket: Socket) => void)[];
   server.removeAllListeners("connection");
-  /** Connections the front door holds: waiting for a request, or in an exchange. */
-  const waiting = new Set<Socket>();
-  const busy = new Set<Socket>();
+  /** Connections the front door holds, each waiting for a request or in an exchange. */
+  const held = new Set<Held>();
   let closing = false;
 
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => {
     closing = true;
-    for (const socket of waiting) socket.destroy();
+    for (const one of held) if (!one.serving) one.socket.destroy();
     closeIdle();
   };
   const closeAll = server.closeAllConnections.bind(server);
   server.closeAllConnections = () => {
     closing = true;
-    for (const socket of [...waiting, ...busy]) socket.destroy();
+    for (const one of [...held]) one.socket.destroy();
     closeAll();
   };
   server.on("close", () => {
@@ -184,30 +201,27 @@ export function attachFront(server: Server, serve: FrontServe): void {
       for (const listener of nodeListeners) listener.call(server, socket);
     };
     const forget = () => {
-      waiting.delete(socket);
-      busy.delete(socket);
+      held.delete(conn);
       socket.off("data", onData);
       socket.off("timeout", onTimeout);
       socket.off("error", onError);
       socket.off("close", forget);
       socket.setTimeout(0);
     };
+    /** `serving`: an exchange is under way; the next request waits for its end. */
+    const conn: Held = { socket, serving: false };
     const done = (keep: boolean) => {
-      busy.delete(socket);
-      serving = false;
+      conn.serving = false;
       if (!keep || closing || socket.destroyed) {
         forget();
         socket.end();
         return;
       }
-      waiting.add(socket);
       if (socket.isPaused()) socket.resume();
     };
     let last: FrontRequest | null = null;
-    /** An exchange is under way: the next request waits for its end. */
-    let serving = false;
     const onData = (bytes: Buffer) => {
-      if (serving) {
+      if (conn.serving) {
         // One exchange at a time: what the browser sends meanwhile waits in the socket.
         socket.pause();
         socket.unshift(bytes);
@@ -217,23 +231,20 @@ export function attachFront(server: Server, serve: FrontServe): void {
       const request = readFrontHead(bytes, socket, keepAlive, last);
       if (!request) return toNode(bytes);
       last = request;
-      serving = true;
-      waiting.delete(socket);
-      busy.add(socket);
+      conn.serving = true;
       if (serve(request, (keep) => done(keep && !request.close))) return;
-      serving = false;
-      busy.delete(socket);
+      conn.serving = false;
       toNode(bytes);
     };
     // Waited out the keep-alive time, as Node would. The timer stays set through an exchange
     // (no setting it per request): every read and write restarts it, and it closes only a
     // connection that waits for a request.
     const onTimeout = () => {
-      if (waiting.has(socket)) socket.destroy();
+      if (!conn.serving) socket.destroy();
     };
     // Errors while the front door holds the socket (a reset): it closes; Node's when Node has it.
     const onError = () => {};
-    waiting.add(socket);
+    held.add(conn);
     socket.setTimeout(server.keepAliveTimeout);
     socket.on("data", onData);
     socket.on("timeout", onTimeout);

@@ -65,7 +65,9 @@ export function createHttpRelay(deps: {
       method: request.method ?? "GET",
       path: r.path,
       viewOnly: session.viewOnly,
-      ...answer,
+      status: answer.status,
+      bytesIn: answer.bytesIn,
+      bytesOut: answer.bytesOut,
     });
   }
   const { requestHeaders, responseHeaders } = deps.headers;
