@@ -10,6 +10,8 @@ import { tunnelOverSocket } from "./tunnelSocket.ts";
  *   byte; behind anything already written it declines.
  * - setReader: the reader gets the bytes straight from the tunnel's reads while nothing is
  *   held, through the stream's buffer while it is paused.
+ * - A small DATA frame is copied behind its header and written at once, after what the tick
+ *   gathered.
  */
 
 /** Two ends of a tunnel over a real loopback TCP connection; the device's streams paused. */
@@ -94,6 +96,31 @@ function pattern(size: number): Buffer {
   for (let i = 0; i < size; i += 4) bytes.writeUInt32BE(i, i);
   return bytes;
 }
+
+describe("small frames written at once", () => {
+  it("keep their place behind large ones gathered in the same tick, on one stream and across two", async () => {
+    const { cloud, device, close } = await pair();
+    try {
+      const one = await cloud.open(null);
+      const two = await cloud.open(null);
+      // Large (gathered for the tick's writev), small (copied and written at once), large.
+      const large = pattern(20_000);
+      const small = Buffer.from("small");
+      one.write(large);
+      two.write(small);
+      one.write(small);
+      one.write(large);
+      const [first, second] = await Promise.all([
+        received(device[0], 2 * large.byteLength + small.byteLength),
+        received(device[1], small.byteLength),
+      ]);
+      expect(first.equals(Buffer.concat([large, small, large]))).toBe(true);
+      expect(second.equals(small)).toBe(true);
+    } finally {
+      close();
+    }
+  });
+});
 
 describe("a stream read through setReader", () => {
   it("hands its reader every byte in order through pauses, and the device's credit keeps coming", async () => {

@@ -5,7 +5,8 @@ import { TUNNEL_FRAME, TUNNEL_MAX_DATA } from "./tunnel.ts";
 /**
  * The tunnel over a raw socket (TUNNEL_PROTOCOL, `Upgrade: keyway-tunnel/2`): every frame of
  * tunnel.ts is sent as `u32 length | frame`. A DATA frame's payload is written in the same
- * gathered write as its header, straight from the sender's buffer, and handed to the stream
+ * gathered write as its header, straight from the sender's buffer (a small one, up to
+ * SMALL_FRAME, copied behind its header and written at once), and handed to the stream
  * as it is read, as views into the socket's reads: no mask, no copy into a frame, no
  * re-assembly of a frame split across reads. Writes of one tick go out as one writev.
  *
@@ -18,6 +19,8 @@ import { TUNNEL_FRAME, TUNNEL_MAX_DATA } from "./tunnel.ts";
 export const TUNNEL_SOCKET_MAX_FRAME = 2 * 1024 * 1024;
 /** Length prefix, type, stream id. */
 const HEAD = 9;
+/** DATA payloads up to this size are copied behind their header rather than gathered. */
+const SMALL_FRAME = 4096;
 
 export interface TunnelSocketOptions extends Omit<TunnelMuxOptions, "link"> {
   /** Bytes read past the upgrade's head: the first of the link. */
@@ -102,6 +105,15 @@ export function tunnelOverSocket(
       send: writeFrame,
       sendData(id, data, done) {
         if (!writable()) return done(new Error("tunnel closed"));
+        if (data.byteLength <= SMALL_FRAME) {
+          // A small payload (an answer, a request head): copied behind its header and written
+          // at once, after what the tick gathered. One write, and no gathering to wait for.
+          const frame = dataHead(Buffer.allocUnsafe(HEAD + data.byteLength), id, data.byteLength);
+          frame.set(data, HEAD);
+          if (corked) uncork();
+          socket.write(frame, (error) => done(error ?? undefined));
+          return;
+        }
         cork();
         socket.write(dataHead(Buffer.allocUnsafe(HEAD), id, data.byteLength));
         socket.write(data, (error) => done(error ?? undefined));
