@@ -38,6 +38,16 @@ async function pair() {
   return { cloud: cloud.mux, device, close };
 }
 
+/** Runs `test` on a fresh pair, closed after it whatever it does. */
+async function withPair(test: (ends: Awaited<ReturnType<typeof pair>>) => Promise<void>) {
+  const ends = await pair();
+  try {
+    await test(ends);
+  } finally {
+    ends.close();
+  }
+}
+
 /** Everything a paused device stream has received so far, read once it has `n` bytes. */
 async function received(stream: TunnelStream, n: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -57,8 +67,7 @@ async function received(stream: TunnelStream, n: number): Promise<Buffer> {
 
 describe("a request head sent at once", () => {
   it("arrives byte for byte (latin1: a header's UTF-8 bytes pass unchanged)", async () => {
-    const { cloud, device, close } = await pair();
-    try {
+    await withPair(async ({ cloud, device }) => {
       const stream = await cloud.open(null);
       // "é" in UTF-8 (C3 A9), as Node's parser hands a header's bytes: one char per byte.
       const head = "GET / HTTP/1.1\r\nX-Name: Ren\u00c3\u00a9\r\n\r\n";
@@ -66,14 +75,11 @@ describe("a request head sent at once", () => {
       const bytes = await received(device[0], head.length);
       expect(bytes.equals(Buffer.from(head, "latin1"))).toBe(true);
       expect(bytes.includes(Buffer.from("Ren\u00e9"))).toBe(true);
-    } finally {
-      close();
-    }
+    });
   });
 
   it("declines behind bytes still waiting for the device's credit; written after them, order kept", async () => {
-    const { cloud, device, close } = await pair();
-    try {
+    await withPair(async ({ cloud, device }) => {
       const stream = await cloud.open(null);
       // More than the first window: the rest waits for the paused device to read.
       const body = Buffer.alloc(600 * 1024, 0x61);
@@ -84,9 +90,7 @@ describe("a request head sent at once", () => {
       const bytes = await received(device[0], body.byteLength + head.length);
       expect(bytes.subarray(0, body.byteLength).equals(body)).toBe(true);
       expect(bytes.subarray(body.byteLength).toString("latin1")).toBe(head);
-    } finally {
-      close();
-    }
+    });
   });
 });
 
@@ -99,8 +103,7 @@ function pattern(size: number): Buffer {
 
 describe("small frames written at once", () => {
   it("keep their place behind large ones gathered in the same tick, on one stream and across two", async () => {
-    const { cloud, device, close } = await pair();
-    try {
+    await withPair(async ({ cloud, device }) => {
       const one = await cloud.open(null);
       const two = await cloud.open(null);
       // Large (gathered for the tick's writev), small (copied and written at once), large.
@@ -116,16 +119,13 @@ describe("small frames written at once", () => {
       ]);
       expect(first.equals(Buffer.concat([large, small, large]))).toBe(true);
       expect(second.equals(small)).toBe(true);
-    } finally {
-      close();
-    }
+    });
   });
 });
 
 describe("a stream read through setReader", () => {
   it("hands its reader every byte in order through pauses, and the device's credit keeps coming", async () => {
-    const { cloud, device, close } = await pair();
-    try {
+    await withPair(async ({ cloud, device }) => {
       const stream = await cloud.open(null);
       stream.write("x");
       await received(device[0], 1);
@@ -152,14 +152,11 @@ describe("a stream read through setReader", () => {
       expect(pauses).toBeGreaterThan(3);
       expect(Buffer.concat(chunks).equals(sent)).toBe(true);
       expect(stream.destroyed).toBe(false);
-    } finally {
-      close();
-    }
+    });
   });
 
   it("shares the bytes with another 'data' listener, each getting all of them", async () => {
-    const { cloud, device, close } = await pair();
-    try {
+    await withPair(async ({ cloud, device }) => {
       const stream = await cloud.open(null);
       stream.write("x");
       await received(device[0], 1);
@@ -174,8 +171,6 @@ describe("a stream read through setReader", () => {
         await new Promise((r) => setTimeout(r, 10));
       expect(Buffer.concat(seen).equals(sent)).toBe(true);
       expect(Buffer.concat(alsoSeen).equals(sent)).toBe(true);
-    } finally {
-      close();
-    }
+    });
   });
 });
