@@ -35,7 +35,7 @@ async function pair() {
     agent.close(1000, "done");
     server.close();
   };
-  return { cloud: cloud.mux, device, close };
+  return { cloud: cloud.mux, cloudSocket: client, device, close };
 }
 
 /** Runs `test` on a fresh pair, closed after it whatever it does. */
@@ -102,15 +102,18 @@ function pattern(size: number): Buffer {
 }
 
 describe("small frames written at once", () => {
-  it("keep their place behind large ones gathered in the same tick, on one stream and across two", async () => {
-    await withPair(async ({ cloud, device }) => {
+  it("go out at once, taking what the tick gathered before them, and keep their place on one stream and across two", async () => {
+    await withPair(async ({ cloud, cloudSocket, device }) => {
       const one = await cloud.open(null);
       const two = await cloud.open(null);
       // Large (gathered for the tick's writev), small (copied and written at once), large.
       const large = pattern(20_000);
       const small = Buffer.from("small");
       one.write(large);
+      expect(cloudSocket.writableCorked).toBe(1);
       two.write(small);
+      // Nothing waits for the tick's end: the gathered frames went, then the small one.
+      expect(cloudSocket.writableCorked).toBe(0);
       one.write(small);
       one.write(large);
       const [first, second] = await Promise.all([
