@@ -728,14 +728,14 @@ export class TunnelStream extends Duplex {
   }
 
   /**
-   * Makes `reader` the one reader of the stream's bytes (null: none): it gets every chunk as
-   * a 'data' listener would, pause() and resume() included. While the stream flows with
-   * nothing held and no other 'data' listener, a chunk goes to it straight from the tunnel's
-   * read, without a push and an event.
+   * Makes `reader` the one reader of the stream's bytes, in place of the last: it gets every
+   * chunk as a 'data' listener would, pause() and resume() included. While the stream flows
+   * with nothing held and no other 'data' listener, a chunk goes to it straight from the
+   * tunnel's read, without a push and an event.
    */
-  setReader(reader: ((chunk: Buffer) => void) | null): void {
+  setReader(reader: (chunk: Buffer) => void): void {
     this.reader = reader;
-    if (reader && !this.readerListener) {
+    if (!this.readerListener) {
       this.readerListener = (chunk) => this.reader?.(chunk);
       this.on("data", this.readerListener);
     }

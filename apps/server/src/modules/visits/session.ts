@@ -66,8 +66,6 @@ export class StreamPool {
   private leased = 0;
   private readonly waiting: Array<() => void> = [];
   private destroyed = false;
-  /** Each stream's reader while it is idle: bytes then are unasked, and it goes. */
-  private readonly unasked = new WeakMap<TunnelStream, () => void>();
 
   constructor(
     private readonly openStream: () => Promise<TunnelStream>,
@@ -98,13 +96,10 @@ export class StreamPool {
       stream.once("end", () => {
         if (!stream.writableEnded) stream.end();
       });
-      // While idle: closed, ended or sent bytes nobody asked for, the stream goes.
-      const unasked = () => {
-        if (this.idleSince.has(stream)) this.drop(stream);
-      };
+      // While idle: closed, ended or sent bytes nobody asked for (release), the stream goes.
+      const unasked = () => this.unasked(stream);
       stream.on("close", unasked);
       stream.on("end", unasked);
-      this.unasked.set(stream, unasked);
       return stream;
     } catch (error) {
       this.done();
@@ -123,8 +118,13 @@ export class StreamPool {
     this.idleSince.set(stream, performance.now());
     this.arm();
     // Flowing, so that bytes the device sends unasked are seen (and the stream dropped).
-    stream.setReader(this.unasked.get(stream) ?? null);
+    stream.setReader(() => this.unasked(stream));
     stream.resume();
+  }
+
+  /** The stream closed, ended or sent bytes: while it is idle, nobody asked; it goes. */
+  private unasked(stream: TunnelStream): void {
+    if (this.idleSince.has(stream)) this.drop(stream);
   }
 
   /** The most recently used idle stream that can still serve; null when there is none. */

@@ -37,7 +37,7 @@ describe("the front door's head reader", () => {
     );
     expect(again).toMatchObject({ method: "HEAD", url: "/other", headers: first?.headers });
     const changed = readFrontHead(
-      Buffer.from(GET.replace("kw_visit=k", "kw_visit=other") + "\r\n", "latin1"),
+      Buffer.from(`${GET.replace("kw_visit=k", "kw_visit=other")}\r\n`, "latin1"),
       socket,
       72,
       first,
