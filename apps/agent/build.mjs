@@ -42,31 +42,47 @@ const protocolWithoutSideEffects = {
   },
 };
 
+/** esbuild's options for the bundle, written to memory (`write: false`). */
+const options = (outfile) => ({
+  absWorkingDir: root,
+  entryPoints: [path.join(app, "src/cli.ts")],
+  outfile,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  // ws and mqtt are CommonJS and require() Node's modules: an ES module has no require.
+  banner: {
+    js: 'import { createRequire as __kwCreateRequire } from "node:module";\nconst require = __kwCreateRequire(import.meta.url);',
+  },
+  external: ["bufferutil", "utf-8-validate"],
+  plugins: [protocolWithoutSideEffects],
+  // Without comments and blanks the source V8 keeps in memory is a third smaller, and all
+  // ASCII (a single non-Latin-1 character in a comment makes V8 store the whole text at two
+  // bytes a character). Names are kept, so stack traces stay readable without a source map.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
+  write: false,
+  logLevel: "warning",
+});
+
+/**
+ * The files the bundle takes code from (paths from the repository's root). What goes in stays in
+ * the agent's heap as source text and code; the agent's heap must stay small (below V8's
+ * 8 MB, where a download's buffers start whole-heap collections: docs/performance.md).
+ */
+export async function bundledInputs() {
+  const result = await esbuild.build({ ...options(AGENT_BUNDLE), metafile: true });
+  const [output] = Object.values(result.metafile.outputs);
+  return Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([file]) => file);
+}
+
 /** Builds the bundle into `outfile` (written whole or not at all); returns its size in bytes. */
 export async function buildAgent(outfile = AGENT_BUNDLE) {
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: [path.join(app, "src/cli.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    // ws and mqtt are CommonJS and require() Node's modules: an ES module has no require.
-    banner: {
-      js: 'import { createRequire as __kwCreateRequire } from "node:module";\nconst require = __kwCreateRequire(import.meta.url);',
-    },
-    external: ["bufferutil", "utf-8-validate"],
-    plugins: [protocolWithoutSideEffects],
-    // Without comments and blanks the source V8 keeps in memory is a third smaller, and all
-    // ASCII (a single non-Latin-1 character in a comment makes V8 store the whole text at two
-    // bytes a character). Names are kept, so stack traces stay readable without a source map.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: "none",
-    write: false,
-    logLevel: "warning",
-  });
+  const result = await esbuild.build(options(outfile));
   const [file] = result.outputFiles;
   // A running agent or a test may be starting from this file meanwhile.
   const temp = `${outfile}.${process.pid}.tmp`;

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import { text } from "./schemaText.ts";
 
 /**
  * The device protocol (ARCHITECTURE "Device protocol"): MQTT topics under
@@ -29,10 +30,10 @@ export function parseDeviceTopic(
 /** `state`, retained; the last will publishes `{ state: "offline" }`. */
 export const statePayload = z.object({
   state: z.enum(["online", "offline"]),
-  model: z.string().max(64).optional(),
-  version: z.string().max(64).optional(),
-  ip: z.string().max(64).optional(),
-  iccid: z.string().max(32).optional(),
+  model: z.optional(text(64)),
+  version: z.optional(text(64)),
+  ip: z.optional(text(64)),
+  iccid: z.optional(text(32)),
 });
 export type StatePayload = z.infer<typeof statePayload>;
 
@@ -43,17 +44,17 @@ export type StatePayload = z.infer<typeof statePayload>;
  * never send it stay valid.
  */
 export const alarmPayload = z.object({
-  id: z.string().min(1).max(64),
-  type: z.string().min(1).max(32),
-  variable: z.string().max(64).default(""),
-  level: z.number().int().min(0).max(9).default(1),
-  content: z.string().max(500),
+  id: text(64, 1),
+  type: text(32, 1),
+  variable: z._default(text(64), ""),
+  level: z._default(z.int().check(z.gte(0), z.lte(9)), 1),
+  content: text(500),
   /** Epoch milliseconds at the device. */
-  time: z.number().int().positive(),
+  time: z.int().check(z.positive()),
   /** IANA zone or UTC offset of the device, e.g. "Asia/Shanghai" or "+08:00". */
-  timeZone: z.string().max(64).default("UTC"),
+  timeZone: z._default(text(64), "UTC"),
   /** The id of an earlier alarm of this device that has now cleared. */
-  clears: z.string().min(1).max(64).optional(),
+  clears: z.optional(text(64, 1)),
 });
 export type AlarmPayload = z.infer<typeof alarmPayload>;
 
@@ -70,15 +71,15 @@ export type DeviceLocationWay = (typeof DEVICE_LOCATION_WAYS)[number];
 export const KEEPALIVE_MIN_SECONDS = 1;
 export const KEEPALIVE_MAX_SECONDS = 1200;
 export const locationPayload = z.object({
-  lat: z.number().min(-90).max(90),
-  lng: z.number().min(-180).max(180),
+  lat: z.number().check(z.gte(-90), z.lte(90)),
+  lng: z.number().check(z.gte(-180), z.lte(180)),
   way: z.enum(LOCATION_WAYS),
-  address: z.string().max(200).optional(),
+  address: z.optional(text(200)),
 });
 export type LocationPayload = z.infer<typeof locationPayload>;
 
 /** A tag value a device reports: a number, a string, a switch, or null (no reading). */
-export const dataValue = z.union([z.number(), z.string().max(256), z.boolean(), z.null()]);
+export const dataValue = z.union([z.number(), text(256), z.boolean(), z.null()]);
 
 /**
  * `data`, QoS 1: tag values read at one moment, forwarded to the reporting server of the
@@ -86,12 +87,12 @@ export const dataValue = z.union([z.number(), z.string().max(256), z.boolean(), 
  * count once.
  */
 export const dataPayload = z.object({
-  id: z.string().min(1).max(64).optional(),
+  id: z.optional(text(64, 1)),
   /** Epoch milliseconds at the device. */
-  time: z.number().int().positive(),
+  time: z.int().check(z.positive()),
   values: z
-    .record(z.string().min(1).max(64), dataValue)
-    .refine((values) => Object.keys(values).length <= 100, "at most 100 tags a message"),
+    .record(text(64, 1), dataValue)
+    .check(z.refine((values) => Object.keys(values).length <= 100, "at most 100 tags a message")),
 });
 export type DataPayload = z.infer<typeof dataPayload>;
 
@@ -110,13 +111,13 @@ export const commandPayload = z.discriminatedUnion("type", [
 ]);
 export type CommandPayload = z.infer<typeof commandPayload>;
 
-/** Parses a JSON payload buffer against a schema; null when it is not valid. */
-export function decodePayload<T extends z.ZodType>(
+/** Parses a JSON payload buffer against a schema (zod's or zod/mini's); null when it is not valid. */
+export function decodePayload<T extends z.core.$ZodType>(
   schema: T,
   payload: Buffer | Uint8Array | string,
-): z.infer<T> | null {
+): z.output<T> | null {
   try {
-    const parsed = schema.safeParse(JSON.parse(payload.toString()));
+    const parsed = z.safeParse(schema, JSON.parse(payload.toString()));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

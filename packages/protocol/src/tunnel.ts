@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import { text } from "./schemaText.ts";
 
 /**
  * The remote-access tunnel (ARCHITECTURE "Remote access", docs/architecture/remote-access.md): one
@@ -118,15 +119,15 @@ export const TUNNEL_CLOSE = {
 
 /** What the agent tells about itself when its tunnel comes up. */
 export const agentHello = z.object({
-  version: z.string().max(64).default(""),
+  version: z._default(text(64), ""),
   /** The target of a visit that names none: "host:port". */
-  target: z.string().max(300),
+  target: text(300),
   /** Every target the agent will connect to ("host:port"), the default included. */
-  allow: z.array(z.string().max(300)).max(1000),
+  allow: z.array(text(300)).check(z.maxLength(1000)),
   /** The device's screen (VNC, RFB) when the agent offers it: "host:port", also on `allow`. */
-  vnc: z.string().max(300).optional(),
+  vnc: z.optional(text(300)),
   /** What the agent understands beyond streams: "control" (TUNNEL_FRAME.control messages). */
-  features: z.array(z.string().max(32)).max(32).optional(),
+  features: z.optional(z.array(text(32)).check(z.maxLength(32))),
 });
 export type AgentHello = z.infer<typeof agentHello>;
 
@@ -136,7 +137,7 @@ export const AGENT_FEATURE_CONTROL = "control";
 /** How long the person at the machine has to accept a visit (no answer is a refusal). */
 export const CONSENT_TIMEOUT_MS = 30_000;
 
-const visitRef = z.string().regex(/^[a-z2-7]{26}$/);
+const visitRef = z.string().check(z.regex(/^[a-z2-7]{26}$/));
 
 /**
  * Control messages on stream 0 (docs/architecture/remote-access.md "On-site consent").
@@ -150,12 +151,12 @@ export const tunnelControl = z.discriminatedUnion("t", [
     t: z.literal("consent.ask"),
     visit: visitRef,
     /** The visitor as the device's owner knows them: name and masked account. */
-    visitor: z.string().max(200),
-    account: z.string().max(200).default(""),
+    visitor: text(200),
+    account: z._default(text(200), ""),
     /** "web" (the device's web UI), "screen" (VNC) or "tcp" (a TCP forward). */
     kind: z.enum(["web", "screen", "tcp"]),
     viewOnly: z.boolean(),
-    timeoutMs: z.number().int().min(1).max(600_000),
+    timeoutMs: z.int().check(z.gte(1), z.lte(600_000)),
   }),
   z.object({ t: z.literal("consent.cancel"), visit: visitRef }),
   z.object({ t: z.literal("consent.answer"), visit: visitRef, accept: z.boolean() }),

@@ -64,7 +64,10 @@ export function createDeviceIngest(deps: {
    * written, it would fail its whole batch (other devices' alarms too) and, never
    * acknowledged, come back for ever.
    */
-  function decodeStorable<T extends z.ZodType>(schema: T, payload: Buffer): z.infer<T> | null {
+  function decodeStorable<T extends z.core.$ZodType>(
+    schema: T,
+    payload: Buffer,
+  ): z.output<T> | null {
     const decoded = decodePayload(schema, payload);
     return decoded !== null && unstorablePath(decoded) === undefined ? decoded : null;
   }
