@@ -676,8 +676,6 @@ describe("keyway-agent forward", () => {
         "forward",
         "--server",
         `http://127.0.0.1:${port}`,
-        "--token",
-        owner.token,
         "--device",
         String(machineID),
         "--local",
@@ -685,7 +683,13 @@ describe("keyway-agent forward", () => {
         "--target",
         `127.0.0.1:${echo.port}`,
       ],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      // The token as the usage says to give it: not on a command line (where a base64url
+      // token starting with "-" would also read as an option).
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, KEYWAY_AGENT_TOKEN: owner.token },
+      },
     );
     const output: string[] = [];
     child.stdout?.on("data", (d) => output.push(String(d)));
