@@ -1,9 +1,11 @@
 import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
+import Fastify from "fastify";
 import { buildApp } from "../apps/server/src/app.ts";
 import { testConfig } from "../apps/server/src/config.ts";
 import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { hashToken } from "../apps/server/src/infra/crypto.ts";
+import { toMachine } from "../apps/server/src/modules/devices/machine.ts";
 import { deviceGroups, deviceLinks, devices } from "../apps/server/src/modules/devices/schema.ts";
 import {
   enterpriseDevices,
@@ -146,8 +148,6 @@ async function lists() {
     payload: { loginName: "bench@example.com", loginPwd: "bench123" },
   });
   const token = login.json().hwdata.result.token as string;
-  const rowsOf = (result: unknown) =>
-    ((result as { rows?: unknown[] }).rows ?? (result as unknown[])).length;
   const expect = (n: number) => {
     if (n !== DEVICES) throw new Error(`bad answer: ${n} rows`);
   };
@@ -158,75 +158,160 @@ async function lists() {
     expect(body.hwdata.list.length);
   };
 
+  type Row = Record<string, unknown>;
+  const rowsIn = (result: unknown) =>
+    ((result as { rows?: Row[] }).rows ?? (result as Row[])) as Row[];
+  const personalSql = async () =>
+    rowsIn(
+      await db.execute(sql`
+        select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
+          d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at, l.role,
+          l.name, l.alias, l.remark, l.group_id, l.created_at as linked_at,
+          g.name as group_name, coalesce(cam.account_id, 0) as ezviz_account_id,
+          cast(count(*) over () as int) as total
+        from device_links l
+        join devices d on d.id = l.device_id
+        left join device_groups g on g.id = l.group_id
+        left join camera_bindings cam on cam.device_id = l.device_id
+        where l.user_id = ${user.id}
+        order by l.created_at desc, l.id desc limit ${DEVICES}`),
+    );
+  const enterpriseSql = async () =>
+    rowsIn(
+      await db.execute(sql`
+        select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
+          d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at,
+          ed.name as held_name, ed.group_id, ed.maintenance_remark, g.name as group_name,
+          coalesce(cam.account_id, 0) as ezviz_account_id,
+          cast(count(*) over () as int) as total
+        from enterprise_devices ed
+        join devices d on d.id = ed.device_id
+        left join enterprise_groups g on g.id = ed.group_id
+        left join camera_bindings cam on cam.device_id = ed.device_id
+        where ed.enterprise_id = ${enterprise.id} and ed.type = 1
+        order by ed.device_id desc limit ${DEVICES}`),
+    );
+
+  // The peer of the call's shape: a bare Fastify route answering the hand-written query's rows
+  // as the same Machines (the SPEC's mapping, toMachine) in the same envelope; no auth, no
+  // access check, nothing else of Keyway's.
+  const bare = Fastify();
+  const device = (r: Row) =>
+    ({
+      id: r.id,
+      code: r.code,
+      model: r.model,
+      checkType: r.check_type,
+      cloudService: r.cloud_service,
+      online: r.online,
+      version: r.version,
+      ip: r.ip,
+      iccid: r.iccid,
+      locationWay: r.location_way,
+      lat: r.lat,
+      lng: r.lng,
+      address: r.address,
+      createdAt: new Date(r.created_at as string),
+      ezvizAccountId: r.ezviz_account_id,
+    }) as Parameters<typeof toMachine>[0];
+  const answer = (rows: Row[], list: unknown[]) => ({
+    hwcode: 0,
+    hwdata: { list, total: rows[0]?.total ?? 0, page: 1, pageSize: DEVICES },
+    msg: "成功",
+  });
+  bare.post("/personal", async () => {
+    const rows = await personalSql();
+    return answer(
+      rows,
+      rows.map((r) =>
+        toMachine(device(r), {
+          link: {
+            role: r.role as "akey",
+            name: r.name as string,
+            alias: r.alias as string,
+            remark: r.remark as string,
+            groupId: r.group_id as number | null,
+            createdAt: new Date(r.linked_at as string),
+          },
+          groupName: r.group_name as string | null,
+        }),
+      ),
+    );
+  });
+  bare.post("/enterprise", async () => {
+    const rows = await enterpriseSql();
+    return answer(
+      rows,
+      rows.map((r) =>
+        toMachine(device(r), {
+          eid: enterprise.id,
+          name: r.held_name as string,
+          groupId: r.group_id as number | null,
+          groupName: r.group_name as string | null,
+          maintenanceRemark: r.maintenance_remark as string,
+        }),
+      ),
+    );
+  });
+  const bareCall = (url: string) => async () => {
+    const res = await bare.inject({ method: "POST", url, payload: {} });
+    expect(res.json().hwdata.list.length);
+  };
+
   const samples = await alternate(
     {
       personal: call("/api/machine/select", {}),
-      personalSql: async () =>
-        expect(
-          rowsOf(
-            await db.execute(sql`
-              select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
-                d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at, l.role,
-                l.name, l.alias, l.remark, l.group_id, l.created_at as linked_at,
-                g.name as group_name, coalesce(cam.account_id, 0) as ezviz_account_id,
-                cast(count(*) over () as int) as total
-              from device_links l
-              join devices d on d.id = l.device_id
-              left join device_groups g on g.id = l.group_id
-              left join camera_bindings cam on cam.device_id = l.device_id
-              where l.user_id = ${user.id}
-              order by l.created_at desc, l.id desc limit ${DEVICES}`),
-          ),
-        ),
+      personalSql: async () => expect((await personalSql()).length),
+      personalBare: bareCall("/personal"),
       enterprise: call("/eapi/ent/c/manager/device/group/devicelist", {
         eid: enterprise.id,
         page: 1,
         pageSize: DEVICES,
       }),
-      enterpriseSql: async () =>
-        expect(
-          rowsOf(
-            await db.execute(sql`
-              select d.id, d.code, d.model, d.check_type, d.cloud_service, d.online, d.version,
-                d.ip, d.iccid, d.location_way, d.lat, d.lng, d.address, d.created_at,
-                ed.name as held_name, ed.group_id, ed.maintenance_remark, g.name as group_name,
-                coalesce(cam.account_id, 0) as ezviz_account_id,
-                cast(count(*) over () as int) as total
-              from enterprise_devices ed
-              join devices d on d.id = ed.device_id
-              left join enterprise_groups g on g.id = ed.group_id
-              left join camera_bindings cam on cam.device_id = ed.device_id
-              where ed.enterprise_id = ${enterprise.id} and ed.type = 1
-              order by ed.device_id desc limit ${DEVICES}`),
-          ),
-        ),
+      enterpriseSql: async () => expect((await enterpriseSql()).length),
+      enterpriseBare: bareCall("/enterprise"),
     },
     ROUNDS,
     Math.ceil(RUNS / ROUNDS),
   );
-  const size = (
+  const body = (
     await app.inject({
       method: "POST",
       url: "/api/machine/select",
       headers: { cloudtoken: token },
       payload: {},
     })
-  ).body.length;
+  ).body;
+  const size = body.length;
+  // The peer answers what the call does (a Machine differs only in `screen`, which the bare
+  // route does not look up).
+  const peerBody = (await bare.inject({ method: "POST", url: "/personal", payload: {} })).body;
+  const strip = (text: string) =>
+    JSON.stringify(
+      (JSON.parse(text).hwdata.list as Record<string, unknown>[]).map(({ screen, ...m }) => m),
+    );
+  if (strip(peerBody) !== strip(body)) throw new Error("the bare route answers other Machines");
   console.log(
     `devices: lists at ${DEVICES} devices, ${ROUNDS} alternating rounds, ${samples.personal.length} runs each, ${database.kind}; answer ${(size / 1e6).toFixed(2)} MB; load average ${loadavg()[0].toFixed(1)}`,
   );
   const line = (label: string, name: string) => {
-    const [call, base] = [samples[name], samples[`${name}Sql`]];
-    const m = [percentile(call, 50), percentile(base, 50)];
-    const p = [percentile(call, 99), percentile(base, 99)];
+    const [call, base, floor] = [samples[name], samples[`${name}Sql`], samples[`${name}Bare`]];
+    const m = [percentile(call, 50), percentile(base, 50), percentile(floor, 50)];
+    const p = [percentile(call, 99), percentile(base, 99), percentile(floor, 99)];
+    const ratio = (a: number, b: number) =>
+      `median ${(m[a] / m[b]).toFixed(2)}x, p99 ${(p[a] / p[b]).toFixed(2)}x`;
     console.log(`  ${label}: median ${fmt(m[0])}, p99 ${fmt(p[0])}`);
     console.log(`    hand-written SQL, same rows: median ${fmt(m[1])}, p99 ${fmt(p[1])}`);
     console.log(
-      `    ratio call/SQL: median ${(m[0] / m[1]).toFixed(2)}x, p99 ${(p[0] / p[1]).toFixed(2)}x`,
+      `    bare Fastify route answering that SQL as the same JSON: median ${fmt(m[2])}, p99 ${fmt(p[2])}`,
+    );
+    console.log(
+      `    ratio call/SQL: ${ratio(0, 1)}; bare route/SQL: ${ratio(2, 1)}; call/bare route: ${ratio(0, 2)}`,
     );
   };
   line("personal   POST /api/machine/select (no page)", "personal");
   line("enterprise POST /eapi/ent/c/manager/device/group/devicelist", "enterprise");
+  await bare.close();
   await app.close();
   await database.close();
 }

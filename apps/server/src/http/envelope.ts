@@ -45,6 +45,9 @@ function keyForCode(code: number | string): HwKey | undefined {
   return (Object.keys(HW) as HwKey[]).find((k) => String(HW[k].code) === String(code));
 }
 
+/** Characters from which an answer is sent as bytes (below, counting them costs little). */
+const LONG_ANSWER = 64 * 1024;
+
 export function registerEnvelope(app: FastifyInstance) {
   app.addHook("preSerialization", async (request, _reply, payload) => {
     if (isEnvelope(payload) && !payload.msg) {
@@ -72,6 +75,13 @@ export function registerEnvelope(app: FastifyInstance) {
       msg: hwMessage(key, requestLang(request)),
     });
   });
+
+  // A long answer (a list of thousands of devices) goes out as bytes, encoded once: as a
+  // string Fastify encodes it twice, to count its bytes and to send them; a Chinese message
+  // or name makes that string two-byte and each pass dearer (docs/performance.md "devices").
+  app.addHook("onSend", async (_request, _reply, payload) =>
+    typeof payload === "string" && payload.length > LONG_ANSWER ? Buffer.from(payload) : payload,
+  );
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const lang = requestLang(request);

@@ -350,6 +350,26 @@ describe("the personal list", () => {
       lang: "en",
     });
     expect(long.body).toMatchObject({ hwcode: 400, msg: "The remark cannot exceed 50 characters" });
+
+    // The list reads its rows its own way (flatRows.ts): each field as the detail shows it.
+    await h.call("POST", "/api/machine/machineManualLocation", {
+      form: { machineId: id, lat: 31.2304, lng: 121.4737, address: "Shanghai plant" },
+      token: alice,
+    });
+    const detail = (
+      await h.call<Machine>("GET", `/api/device/v1/detail?deviceId=${id}`, { token: alice })
+    ).body.hwdata;
+    expect(detail).toMatchObject({ group_name: "Edits", lat: 31.2304, locationWay: "manual" });
+    expect(detail.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const filters: Record<string, string | number>[] = [
+      {},
+      { groupId: group.id },
+      { search: "new NAME" },
+    ];
+    for (const form of filters) {
+      const listed = (await listOf(alice, form)).list.find((m) => m.machine_id === id);
+      expect(listed).toEqual(detail);
+    }
     const foreignGroup = (
       await h.call("POST", "/api/device/v1/userGroup", { form: { name: "Bobs" }, token: bob })
     ).body.hwdata;

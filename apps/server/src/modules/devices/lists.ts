@@ -1,11 +1,23 @@
 import { type DeviceListPage, type Machine, PAGE_SIZE } from "@keyway/shared";
-import { and, count, desc, eq, getTableColumns, ilike, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  ilike,
+  or,
+  type Placeholder,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { flatSelection } from "../../db/flatRows.ts";
 import { fail } from "../../http/envelope.ts";
 import { ezvizAccountIdColumn, machineColumns, toMachine } from "./machine.ts";
 import { deviceGroups, deviceLinks, devices } from "./schema.ts";
 import { type ScreenLookup, withScreens } from "./screens.ts";
-import { likePattern, pageTotal } from "./sql.ts";
+import { likePattern, pageQueries, pageTotal } from "./sql.ts";
 
 export type PersonalLists = ReturnType<typeof createPersonalLists>;
 
@@ -20,52 +32,35 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
   };
 
   /**
-   * A row of the list: only what a Machine shows (no hashes, no link bookkeeping), since
-   * reading and mapping columns is most of a long list's time (docs/architecture/devices.md#personal-lists).
+   * A row of the list: only what a Machine shows (no hashes, no link bookkeeping), flat and
+   * read without drizzle's row mapping (flatRows.ts), since reading and mapping rows is most of
+   * a long list's time (docs/architecture/devices.md#personal-lists).
    */
-  const listColumns = {
+  const listRows = flatSelection({
     ...machineColumns,
-    link: {
-      role: deviceLinks.role,
-      name: deviceLinks.name,
-      alias: deviceLinks.alias,
-      remark: deviceLinks.remark,
-      groupId: deviceLinks.groupId,
-      createdAt: deviceLinks.createdAt,
-    },
-    groupName: deviceGroups.name,
+    role: deviceLinks.role,
+    name: deviceLinks.name,
+    alias: deviceLinks.alias,
+    remark: deviceLinks.remark,
+    groupId: deviceLinks.groupId,
+    linkedAt: deviceLinks.createdAt,
+    groupName: sql<string | null>`${deviceGroups.name}`,
+  });
+
+  /** A filter's values, or the placeholders of a prepared page query. */
+  type Filter = {
+    userId: number | Placeholder;
+    groupId?: number | Placeholder;
+    pattern?: string | Placeholder;
   };
 
-  const pageQuery = (conditions: SQL[]) =>
-    db
-      .select(listColumns)
-      .from(deviceLinks)
-      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
-      .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
-      .where(and(...conditions))
-      .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id));
-
-  /**
-   * The whole list's page (no group or search: what the app and the web ask most) as one
-   * prepared statement: building the query cost about a tenth of a call at 200 calls/s on the
-   * embedded defaults (issue 19, docs/performance.md "devices").
-   */
-  const wholeListPage = pageQuery([eq(deviceLinks.userId, sql.placeholder("userId"))])
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .prepare("devices_personal_list_page");
-
-  /** A page of the user's personal list, newest link first (SPEC §7 paging). */
-  async function list(
-    userId: number,
-    filter: { groupId?: number; search?: string; page?: number; pageSize?: number } = {},
-  ): Promise<DeviceListPage> {
-    const { page = 1, pageSize = PAGE_SIZE.deviceLists } = filter;
-    const conditions: SQL[] = [eq(deviceLinks.userId, userId)];
-    if (filter.groupId) conditions.push(eq(deviceLinks.groupId, filter.groupId));
-    if (filter.search) {
-      const pattern = likePattern(filter.search);
-      conditions.push(
+  /** Which links a list shows: the user's, in a group, matching a search. */
+  function conditions(filter: Filter): SQL[] {
+    const where: SQL[] = [eq(deviceLinks.userId, filter.userId)];
+    if (filter.groupId !== undefined) where.push(eq(deviceLinks.groupId, filter.groupId));
+    const pattern = filter.pattern;
+    if (pattern !== undefined) {
+      where.push(
         or(
           ilike(deviceLinks.name, pattern),
           ilike(devices.code, pattern),
@@ -74,13 +69,57 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
         ) as SQL,
       );
     }
-    const offset = (page - 1) * pageSize;
-    const rows =
-      !filter.groupId && !filter.search
-        ? await wholeListPage.execute({ userId, limit: pageSize, offset })
-        : await pageQuery(conditions).limit(pageSize).offset(offset);
+    return where;
+  }
+
+  /** The page query of each shape of filter, built and prepared once (pageQueries). */
+  const pageQuery = pageQueries(db, "devices_personal_list_page", (filters) =>
+    db
+      .select(listRows.selection)
+      .from(deviceLinks)
+      .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
+      .leftJoin(deviceGroups, eq(deviceGroups.id, deviceLinks.groupId))
+      .where(
+        and(
+          ...conditions({
+            userId: sql.placeholder("userId"),
+            ...filters,
+          }),
+        ),
+      )
+      .orderBy(desc(deviceLinks.createdAt), desc(deviceLinks.id)),
+  );
+
+  /** A page of the user's personal list, newest link first (SPEC §7 paging). */
+  async function list(
+    userId: number,
+    filter: { groupId?: number; search?: string; page?: number; pageSize?: number } = {},
+  ): Promise<DeviceListPage> {
+    const { page = 1, pageSize = PAGE_SIZE.deviceLists } = filter;
+    const values: Filter = {
+      userId,
+      groupId: filter.groupId || undefined,
+      pattern: filter.search ? likePattern(filter.search) : undefined,
+    };
+    const rows = await listRows.all(pageQuery(values), {
+      ...values,
+      limit: pageSize,
+      offset: (page - 1) * pageSize,
+    });
     const list = await withScreens(
-      rows.map((r) => toMachine(r, { link: r.link, groupName: r.groupName })),
+      rows.map((r) =>
+        toMachine(r, {
+          link: {
+            role: r.role,
+            name: r.name,
+            alias: r.alias,
+            remark: r.remark,
+            groupId: r.groupId,
+            createdAt: r.linkedAt,
+          },
+          groupName: r.groupName,
+        }),
+      ),
       deps.screens,
     );
     const total = await pageTotal(list.length, { page, pageSize }, async () => {
@@ -88,7 +127,7 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
         .select({ n: count() })
         .from(deviceLinks)
         .innerJoin(devices, eq(devices.id, deviceLinks.deviceId))
-        .where(and(...conditions));
+        .where(and(...conditions(values)));
       return n;
     });
     return { list, total, page, pageSize };

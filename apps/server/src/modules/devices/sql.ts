@@ -1,3 +1,7 @@
+import { type Placeholder, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { type FlatQuery, type Preparable, prepareFlat } from "../../db/flatRows.ts";
+
 /**
  * Query helpers of the device modules; enterprises and cameras build on devices and take
  * them from here.
@@ -21,4 +25,39 @@ export async function pageTotal(
   if (rows > 0 && rows < page.pageSize) return (page.page - 1) * page.pageSize + rows;
   if (rows === 0 && page.page === 1) return 0;
   return count();
+}
+
+/** A list's page query before its page: limit and offset are added as placeholders. */
+interface PageSource {
+  limit(limit: Placeholder): { offset(offset: Placeholder): Preparable };
+}
+
+/**
+ * A list's page query for each shape of filter (neither, group, search, both), built and
+ * prepared once under `name` and the shape: building it cost about a tenth of a call at 200
+ * calls/s on the embedded defaults (issue 19, docs/performance.md "devices"). `build` gets
+ * the placeholders of the filters its shape has; the page's limit and offset are added here.
+ * Gives the query for a filter's values.
+ */
+export function pageQueries(
+  db: Db,
+  name: string,
+  build: (filters: { groupId?: Placeholder; pattern?: Placeholder }) => PageSource,
+): (filter: { groupId?: unknown; pattern?: unknown }) => FlatQuery {
+  const queries = [false, true].flatMap((search) =>
+    [false, true].map((group) =>
+      prepareFlat(
+        db,
+        build({
+          groupId: group ? sql.placeholder("groupId") : undefined,
+          pattern: search ? sql.placeholder("pattern") : undefined,
+        })
+          .limit(sql.placeholder("limit"))
+          .offset(sql.placeholder("offset")),
+        `${name}${group ? "_group" : ""}${search ? "_search" : ""}`,
+      ),
+    ),
+  );
+  return (filter) =>
+    queries[(filter.groupId !== undefined ? 1 : 0) + (filter.pattern !== undefined ? 2 : 0)];
 }

@@ -1,13 +1,14 @@
 import { type DeviceListPage, PAGE_SIZE } from "@keyway/shared";
-import { and, asc, count, desc, eq, ilike, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, or, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { flatSelection } from "../../db/flatRows.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { machineColumns, toMachine } from "../devices/machine.ts";
 import { deviceByCode, hasAkey } from "../devices/registry.ts";
 import { devices } from "../devices/schema.ts";
 import { type ScreenLookup, withScreens } from "../devices/screens.ts";
-import { likePattern, pageTotal } from "../devices/sql.ts";
+import { likePattern, pageQueries, pageTotal } from "../devices/sql.ts";
 import { type EnterpriseRoles, type ListType, requireOperator, type Viewer } from "./roles.ts";
 import { enterpriseDevices, enterpriseGroups } from "./schema.ts";
 
@@ -32,6 +33,58 @@ export function createEnterpriseLists(deps: {
 }) {
   const { db, clock, roles } = deps;
 
+  /**
+   * A row of a list: only what a Machine shows (no hashes), flat and read without drizzle's
+   * row mapping (flatRows.ts; docs/architecture/devices.md#personal-lists).
+   */
+  const listRows = flatSelection({
+    ...machineColumns,
+    heldName: enterpriseDevices.name,
+    heldGroupId: enterpriseDevices.groupId,
+    maintenanceRemark: enterpriseDevices.maintenanceRemark,
+    groupName: sql<string | null>`${enterpriseGroups.name}`,
+  });
+
+  /** A filter's values, or the placeholders of a prepared page query. */
+  type Filter = {
+    eid: number | Placeholder;
+    type: number | Placeholder;
+    groupId?: number | Placeholder;
+    pattern?: string | Placeholder;
+  };
+
+  /** Which of the enterprise's devices a list shows: one type, in a group, matching a search. */
+  function conditions(filter: Filter): SQL[] {
+    const where: SQL[] = [
+      eq(enterpriseDevices.enterpriseId, filter.eid),
+      eq(enterpriseDevices.type, filter.type),
+    ];
+    if (filter.groupId !== undefined) where.push(eq(enterpriseDevices.groupId, filter.groupId));
+    const pattern = filter.pattern;
+    if (pattern !== undefined)
+      where.push(or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL);
+    return where;
+  }
+
+  /** The page query of each shape of filter, built and prepared once (as the personal list's). */
+  const pageQuery = pageQueries(db, "enterprise_device_list_page", (filters) =>
+    db
+      .select(listRows.selection)
+      .from(enterpriseDevices)
+      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
+      .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
+      .where(
+        and(
+          ...conditions({
+            eid: sql.placeholder("eid"),
+            type: sql.placeholder("type"),
+            ...filters,
+          }),
+        ),
+      )
+      .orderBy(desc(enterpriseDevices.deviceId)),
+  );
+
   async function deviceList(
     viewer: Viewer,
     q: {
@@ -44,34 +97,19 @@ export function createEnterpriseLists(deps: {
     },
   ): Promise<DeviceListPage> {
     await roles.requireList(viewer, q.eid, q.type);
-    const conditions: SQL[] = [
-      eq(enterpriseDevices.enterpriseId, q.eid),
-      eq(enterpriseDevices.type, q.type),
-    ];
-    if (q.groupId) conditions.push(eq(enterpriseDevices.groupId, q.groupId));
-    if (q.search) {
-      const pattern = likePattern(q.search);
-      conditions.push(
-        or(ilike(enterpriseDevices.name, pattern), ilike(devices.code, pattern)) as SQL,
-      );
-    }
-    // One flat query, no hashes; the total from the page unless it is full (pageTotal).
-    const rows = await db
-      .select({
-        ...machineColumns,
-        heldName: enterpriseDevices.name,
-        heldGroupId: enterpriseDevices.groupId,
-        maintenanceRemark: enterpriseDevices.maintenanceRemark,
-        groupName: enterpriseGroups.name,
-      })
-      .from(enterpriseDevices)
-      .innerJoin(devices, eq(devices.id, enterpriseDevices.deviceId))
-      .leftJoin(enterpriseGroups, eq(enterpriseGroups.id, enterpriseDevices.groupId))
-      .where(and(...conditions))
-      .orderBy(desc(enterpriseDevices.deviceId))
-      .limit(q.pageSize)
-      .offset((q.page - 1) * q.pageSize);
-    const total = await pageTotal(rows.length, q, () => countHeld(and(...conditions)));
+    const values: Filter = {
+      eid: q.eid,
+      type: q.type,
+      groupId: q.groupId || undefined,
+      pattern: q.search ? likePattern(q.search) : undefined,
+    };
+    // The total from the page unless it is full (pageTotal).
+    const rows = await listRows.all(pageQuery(values), {
+      ...values,
+      limit: q.pageSize,
+      offset: (q.page - 1) * q.pageSize,
+    });
+    const total = await pageTotal(rows.length, q, () => countHeld(and(...conditions(values))));
     const list = rows.map((r) =>
       toMachine(r, {
         eid: q.eid,
