@@ -3,7 +3,7 @@ import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, tid, waitToSee } from "./browser.ts";
+import { startPlatform, tid, waitForFocus, waitToSee } from "./browser.ts";
 
 /**
  * Issue 5 in a real browser: the owner adds a provisioned device; a second user adds the same
@@ -81,12 +81,14 @@ async function newPage(): Promise<[BrowserContext, Page]> {
  */
 async function typeTakenCode(page: Page, which: ProvisionedDevice = device, standing = "taken") {
   await page.click(tid("device-add"));
+  await waitForFocus(page, "device-add-code");
   await page.fill(tid("device-add-code"), which.machineCode);
   await page.locator(`${tid("device-add-taken")}[data-standing="${standing}"]`).waitFor();
 }
 
 async function addDevice(page: Page, name: string, which: ProvisionedDevice = device) {
   await page.click(tid("device-add"));
+  await waitForFocus(page, "device-add-code");
   await page.fill(tid("device-add-code"), which.machineCode);
   await page.fill(tid("device-add-password"), which.devicePassword);
   await page.fill(tid("device-add-name"), name);

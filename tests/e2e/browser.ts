@@ -44,6 +44,18 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
 export const tid = (id: string) => `[data-testid="${id}"]`;
 
 /**
+ * Waits until the element of `testId` has the focus: a dialog focuses its first field once
+ * it has opened, and text filled into another field before then can land in that one (seen
+ * at load 7: a device's password typed into its code field).
+ */
+export async function waitForFocus(page: Page, testId: string) {
+  await page.waitForFunction(
+    (id) => document.activeElement?.getAttribute("data-testid") === id,
+    testId,
+  );
+}
+
+/**
  * Waits for what a user waits for after an action (a new row after a dialog's submit), up
  * to `timeout`; when it does not come, the error carries what the page showed instead (its
  * text, a screenshot in /tmp), so that a failure on a loaded CI machine says why.

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, tid, waitToSee } from "./browser.ts";
+import { startPlatform, tid, waitForFocus, waitToSee } from "./browser.ts";
 
 /**
  * Issue 3 in a real browser: the operator provisions a code and sets up an enterprise; a
@@ -73,6 +73,7 @@ describe("devices and enterprises in the browser", () => {
     await logIn(page, "engineer@example.com", "engineer1");
     await page.goto(platform.url("/index?listType=list&language=en"));
     await page.click(tid("device-add"));
+    await waitForFocus(page, "device-add-code");
     await page.fill(tid("device-add-name"), "Press 7 HMI");
     await page.fill(tid("device-add-code"), codes[0]);
     await page.fill(tid("device-add-password"), passwords[0]);

@@ -351,7 +351,13 @@ describe("the personal list", () => {
     });
     expect(long.body).toMatchObject({ hwcode: 400, msg: "The remark cannot exceed 50 characters" });
 
-    // The list reads its rows its own way (flatRows.ts): each field as the detail shows it.
+    // The list reads its rows its own way (flatRows.ts; on PGlite as JSON text): each field as
+    // the detail shows it, also text that JSON must escape.
+    const tricky = 'New "7" \\ 一号线\t😀 </script>';
+    await h.call("POST", "/api/machine/update", {
+      form: { updateMachineID: id, updateMachineName: "New name", updateMachineRemark: tricky },
+      token: alice,
+    });
     await h.call("POST", "/api/machine/machineManualLocation", {
       form: { machineId: id, lat: 31.2304, lng: 121.4737, address: "Shanghai plant" },
       token: alice,
@@ -359,7 +365,12 @@ describe("the personal list", () => {
     const detail = (
       await h.call<Machine>("GET", `/api/device/v1/detail?deviceId=${id}`, { token: alice })
     ).body.hwdata;
-    expect(detail).toMatchObject({ group_name: "Edits", lat: 31.2304, locationWay: "manual" });
+    expect(detail).toMatchObject({
+      machine_remark: tricky,
+      group_name: "Edits",
+      lat: 31.2304,
+      locationWay: "manual",
+    });
     expect(detail.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const filters: Record<string, string | number>[] = [
       {},
