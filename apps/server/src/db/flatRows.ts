@@ -33,6 +33,8 @@ export type Preparable = SQLWrapper & { prepare(name: string): Prepared };
  * Prepares `query`, a select of a flat selection (with placeholders), under `name`. On PGlite
  * it is wrapped to answer its rows as one JSON array: json_agg takes them in the order the
  * query gives them (an aggregate over a sorted subquery, with nothing between to reorder).
+ * The lists' values (integers, booleans, doubles, text, timestamps) read alike either way:
+ * devices.test holds a listed Machine equal to the device's detail on both databases.
  */
 export function prepareFlat(db: Db, query: Preparable, name: string): FlatQuery {
   if (!is(db, PgliteDatabase)) return { query: query.prepare(name), json: false };

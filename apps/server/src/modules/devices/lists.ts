@@ -17,7 +17,7 @@ import { fail } from "../../http/envelope.ts";
 import { ezvizAccountIdColumn, machineColumns, toMachine } from "./machine.ts";
 import { deviceGroups, deviceLinks, devices } from "./schema.ts";
 import { type ScreenLookup, withScreens } from "./screens.ts";
-import { likePattern, pageQueries, pageTotal } from "./sql.ts";
+import { likePattern, listPages, type PageFilter, pageTotal } from "./sql.ts";
 
 export type PersonalLists = ReturnType<typeof createPersonalLists>;
 
@@ -48,11 +48,7 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
   });
 
   /** A filter's values, or the placeholders of a prepared page query. */
-  type Filter = {
-    userId: number | Placeholder;
-    groupId?: number | Placeholder;
-    pattern?: string | Placeholder;
-  };
+  type Filter = PageFilter & { userId: number | Placeholder };
 
   /** Which links a list shows: the user's, in a group, matching a search. */
   function conditions(filter: Filter): SQL[] {
@@ -72,8 +68,8 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
     return where;
   }
 
-  /** The page query of each shape of filter, built and prepared once (pageQueries). */
-  const pageQuery = pageQueries(db, "devices_personal_list_page", (filters) =>
+  /** The list's pages, each shape of filter's query prepared once (listPages). */
+  const readPage = listPages(db, "devices_personal_list_page", listRows, (filters) =>
     db
       .select(listRows.selection)
       .from(deviceLinks)
@@ -101,11 +97,7 @@ export function createPersonalLists(deps: { db: Db; screens?: ScreenLookup }) {
       groupId: filter.groupId || undefined,
       pattern: filter.search ? likePattern(filter.search) : undefined,
     };
-    const rows = await listRows.all(pageQuery(values), {
-      ...values,
-      limit: pageSize,
-      offset: (page - 1) * pageSize,
-    });
+    const rows = await readPage(values, { page, pageSize });
     const list = await withScreens(
       rows.map((r) =>
         toMachine(r, {

@@ -27,23 +27,30 @@ export async function pageTotal(
   return count();
 }
 
+/** A list's optional filters: their values, or the placeholders of a prepared page query. */
+export interface PageFilter {
+  groupId?: number | Placeholder;
+  pattern?: string | Placeholder;
+}
+
 /** A list's page query before its page: limit and offset are added as placeholders. */
 interface PageSource {
   limit(limit: Placeholder): { offset(offset: Placeholder): Preparable };
 }
 
 /**
- * A list's page query for each shape of filter (neither, group, search, both), built and
- * prepared once under `name` and the shape: building it cost about a tenth of a call at 200
- * calls/s on the embedded defaults (issue 19, docs/performance.md "devices"). `build` gets
- * the placeholders of the filters its shape has; the page's limit and offset are added here.
- * Gives the query for a filter's values.
+ * Reads a list's pages. The page query of each shape of filter (neither, group, search, both)
+ * is built and prepared once under `name` and the shape: building it cost about a tenth of a
+ * call at 200 calls/s on the embedded defaults (issue 19, docs/performance.md "devices").
+ * `build` gets the placeholders of the filters its shape has (and names its own, given in
+ * `values`); the page's limit and offset are added here. Rows are read by `rows` (flatRows.ts).
  */
-export function pageQueries(
+export function listPages<Row>(
   db: Db,
   name: string,
+  rows: { all(query: FlatQuery, placeholders: Record<string, unknown>): Promise<Row[]> },
   build: (filters: { groupId?: Placeholder; pattern?: Placeholder }) => PageSource,
-): (filter: { groupId?: unknown; pattern?: unknown }) => FlatQuery {
+): (values: PageFilter, page: { page: number; pageSize: number }) => Promise<Row[]> {
   const queries = [false, true].flatMap((search) =>
     [false, true].map((group) =>
       prepareFlat(
@@ -58,6 +65,9 @@ export function pageQueries(
       ),
     ),
   );
-  return (filter) =>
-    queries[(filter.groupId !== undefined ? 1 : 0) + (filter.pattern !== undefined ? 2 : 0)];
+  return (values, { page, pageSize }) =>
+    rows.all(
+      queries[(values.groupId !== undefined ? 1 : 0) + (values.pattern !== undefined ? 2 : 0)],
+      { ...values, limit: pageSize, offset: (page - 1) * pageSize },
+    );
 }

@@ -8,7 +8,7 @@ import { machineColumns, toMachine } from "../devices/machine.ts";
 import { deviceByCode, hasAkey } from "../devices/registry.ts";
 import { devices } from "../devices/schema.ts";
 import { type ScreenLookup, withScreens } from "../devices/screens.ts";
-import { likePattern, pageQueries, pageTotal } from "../devices/sql.ts";
+import { likePattern, listPages, type PageFilter, pageTotal } from "../devices/sql.ts";
 import { type EnterpriseRoles, type ListType, requireOperator, type Viewer } from "./roles.ts";
 import { enterpriseDevices, enterpriseGroups } from "./schema.ts";
 
@@ -46,12 +46,7 @@ export function createEnterpriseLists(deps: {
   });
 
   /** A filter's values, or the placeholders of a prepared page query. */
-  type Filter = {
-    eid: number | Placeholder;
-    type: number | Placeholder;
-    groupId?: number | Placeholder;
-    pattern?: string | Placeholder;
-  };
+  type Filter = PageFilter & { eid: number | Placeholder; type: number | Placeholder };
 
   /** Which of the enterprise's devices a list shows: one type, in a group, matching a search. */
   function conditions(filter: Filter): SQL[] {
@@ -66,8 +61,8 @@ export function createEnterpriseLists(deps: {
     return where;
   }
 
-  /** The page query of each shape of filter, built and prepared once (as the personal list's). */
-  const pageQuery = pageQueries(db, "enterprise_device_list_page", (filters) =>
+  /** The lists' pages, each shape of filter's query prepared once (listPages). */
+  const readPage = listPages(db, "enterprise_device_list_page", listRows, (filters) =>
     db
       .select(listRows.selection)
       .from(enterpriseDevices)
@@ -104,11 +99,7 @@ export function createEnterpriseLists(deps: {
       pattern: q.search ? likePattern(q.search) : undefined,
     };
     // The total from the page unless it is full (pageTotal).
-    const rows = await listRows.all(pageQuery(values), {
-      ...values,
-      limit: q.pageSize,
-      offset: (q.page - 1) * q.pageSize,
-    });
+    const rows = await readPage(values, q);
     const total = await pageTotal(rows.length, q, () => countHeld(and(...conditions(values))));
     const list = rows.map((r) =>
       toMachine(r, {
