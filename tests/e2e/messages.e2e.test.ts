@@ -114,12 +114,25 @@ describe("logged in elsewhere, in the message centre", () => {
     await expect.poll(() => request.count()).toBe(1);
     expect(await request.getAttribute("data-read")).toBe("0");
 
-    // Another web login brings the web message back to the top, unread, without a new one.
+    // A message closed before its text arrives was still read: its row turns read. The
+    // detail's answer is held back so that the reader is always quicker than it.
+    const detailPath = "**/api/msg/v1/detail/*";
+    let answered = 0;
+    await page.route(detailPath, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+      answered++;
+    });
     const webRow = elsewhereRows(page).filter({ hasText: "Web" });
     await webRow.click();
     await page.waitForSelector(tid("msg-detail"));
     await page.keyboard.press("Escape");
+    await page.waitForSelector(tid("msg-detail"), { state: "hidden" });
+    expect(answered).toBe(0);
     await expect.poll(() => webRow.getAttribute("data-read")).toBe("1");
+    await page.unroute(detailPath);
+
+    // Another web login brings the web message back to the top, unread, without a new one.
     const context = await platform.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const latest = await context.newPage();
     await platform.logIn(latest, OWNER);

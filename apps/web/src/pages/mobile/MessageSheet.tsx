@@ -1,9 +1,6 @@
 import { isFinalAuditState, type MessageBox } from "@keyway/shared";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Button, Popup } from "antd-mobile";
-import { useEffect } from "react";
-import { queryKeys } from "../../api/keys.ts";
-import { messagesApi } from "../../api/messages.ts";
+import { useMessageDetail } from "../../features/message/useMessageDetail.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { auditStateKey } from "../msgCenter/audit.tsx";
@@ -20,19 +17,7 @@ export function MessageSheet({
   onClose: () => void;
 }) {
   const { t } = useLang();
-  const queryClient = useQueryClient();
-  const detail = useQuery({
-    queryKey: queryKeys.message(id ?? 0),
-    queryFn: () => messagesApi.detail(id ?? 0),
-    enabled: id !== null,
-  });
-  // Reading marks it read: the lists and the badge follow.
-  const readAt = detail.dataUpdatedAt;
-  useEffect(() => {
-    if (!readAt) return;
-    void queryClient.invalidateQueries({ queryKey: queryKeys.messagePages });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.totalUnread });
-  }, [readAt, queryClient]);
+  const detail = useMessageDetail(id);
   const m = detail.data;
   const request = m?.request;
   return (

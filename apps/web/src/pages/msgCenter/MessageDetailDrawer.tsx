@@ -7,7 +7,7 @@ import {
   type MessageView,
   type ReplyResult,
 } from "@keyway/shared";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import {
   Alert,
   App,
@@ -23,7 +23,6 @@ import {
   Space,
   Typography,
 } from "antd";
-import { useEffect } from "react";
 import { accessApi } from "../../api/access.ts";
 import { queryKeys } from "../../api/keys.ts";
 import { messagesApi } from "../../api/messages.ts";
@@ -36,6 +35,7 @@ import {
   visitTimeRule,
 } from "../../components/VisitTimeInput.tsx";
 import { MachineCode } from "../../features/device/MachineParts.tsx";
+import { useMessageDetail } from "../../features/message/useMessageDetail.ts";
 import { useLang } from "../../i18n/index.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { useZodRule } from "../../lib/zodRule.tsx";
@@ -59,20 +59,8 @@ export function MessageDetailDrawer(props: {
   const queryClient = useQueryClient();
   const id = props.id ?? 0;
   const open = props.id !== null;
-  const detail = useQuery({
-    queryKey: queryKeys.message(id),
-    queryFn: () => messagesApi.detail(id),
-    enabled: open,
-  });
+  const detail = useMessageDetail(props.id);
   const remove = useMutation({ mutationFn: () => messagesApi.clear(props.box, id) });
-
-  // Reading marks the message read: the lists and the badge follow.
-  const readAt = detail.dataUpdatedAt;
-  useEffect(() => {
-    if (!readAt) return;
-    void queryClient.invalidateQueries({ queryKey: queryKeys.messagePages });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.totalUnread });
-  }, [readAt, queryClient]);
 
   const m = detail.data;
   return (
