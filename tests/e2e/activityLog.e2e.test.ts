@@ -44,7 +44,16 @@ async function shot(p: Page, name: string) {
 async function openVisitLog(language: string) {
   await page.goto(fixture.platform.url(`/index?listType=list&language=${language}`));
   await page.click(tid(`device-detail-${deviceId}`));
-  await page.click(tid("device-detail-tab-visits"));
+  // A narrow window lays the tabs out again while the drawer opens: click until it holds.
+  const selected = page.locator(
+    `[role="tab"][aria-selected="true"] ${tid("device-detail-tab-visits")}`,
+  );
+  await expect
+    .poll(async () => {
+      await page.click(tid("device-detail-tab-visits"));
+      return selected.count();
+    })
+    .toBe(1);
 }
 
 /** Saves what a click downloads and returns its name and text. */
@@ -79,6 +88,11 @@ describe("visit activity", () => {
     await expect
       .poll(() => hmi.textContent(tid("hmi-alarms")), { timeout: 15_000 })
       .toContain("Valve 9 stuck");
+    // The page asks its status a dozen times at once: identical requests, one row with a count.
+    const statuses = await hmi.evaluate(() =>
+      Promise.all(Array.from({ length: 12 }, () => fetch("/api/status").then((r) => r.status))),
+    );
+    expect(statuses).toEqual(Array(12).fill(200));
     await hmi.close();
 
     await openVisitLog("en");
@@ -99,6 +113,10 @@ describe("visit activity", () => {
       .toBeGreaterThan(0);
     expect(await raised.first().getAttribute("data-status")).toMatch(/^2\d\d$/);
     expect(await drawer.locator('[data-method="GET"][data-path="/"]').count()).toBeGreaterThan(0);
+    const counts = await drawer
+      .locator(`[data-path="/api/status"] ${tid("activity-requests")}`)
+      .evaluateAll((tags) => tags.map((tag) => Number(tag.getAttribute("data-value"))));
+    expect(Math.max(0, ...counts)).toBeGreaterThan(1);
     expect(await drawer.textContent()).not.toContain(SECRET);
     expect(await drawer.textContent()).toContain(`${VISIT_ACTIVITY_DAYS} days`);
     await shot(page, "drawer-en");
@@ -125,13 +143,29 @@ describe("visit activity", () => {
     await shot(page, "drawer-zh");
   });
 
-  it("shows the drawer on a TV-sized screen in both languages", async () => {
-    await page.setViewportSize({ width: 1920, height: 1080 });
-    for (const language of ["en", "cn"]) {
-      await openVisitLog(language);
-      await page.click(tid(`device-visit-activity-${visitId}`));
-      await page.locator(tid("activity-drawer")).locator('[data-method="POST"]').first().waitFor();
-      await shot(page, `drawer-tv-${language === "cn" ? "zh" : "en"}`);
+  it("shows the drawer on a TV-sized and a phone-sized screen in both languages", async () => {
+    const screens = { tv: { width: 1920, height: 1080 }, phone: { width: 390, height: 844 } };
+    for (const [name, size] of Object.entries(screens)) {
+      await page.setViewportSize(size);
+      for (const language of ["en", "cn"]) {
+        await openVisitLog(language);
+        const lang = language === "cn" ? "zh" : "en";
+        // On a phone the detail's actions wrap above its body, clear of the device's name.
+        if (name === "phone") {
+          const title = page.locator(`${tid("device-detail-drawer")} .ant-drawer-title`);
+          const connect = await page.locator(tid("device-detail-connect")).boundingBox();
+          const titleBox = await title.boundingBox();
+          expect(connect?.y ?? 0).toBeGreaterThan((titleBox?.y ?? 0) + (titleBox?.height ?? 0));
+          await shot(page, `detail-phone-${lang}`);
+        }
+        await page.click(tid(`device-visit-activity-${visitId}`));
+        const drawer = page.locator(tid("activity-drawer"));
+        await drawer.locator('[data-method="POST"]').first().waitFor();
+        // The drawer takes the whole of a phone's width, its request counts in view.
+        const box = await drawer.boundingBox();
+        if (name === "phone") expect(Math.round(box?.width ?? 0)).toBe(size.width);
+        await shot(page, `drawer-${name}-${lang}`);
+      }
     }
     await page.setViewportSize({ width: 1440, height: 900 });
   });

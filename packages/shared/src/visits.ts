@@ -197,6 +197,12 @@ export interface VisitActivityItem {
   input_events: number;
   /** Screen sessions: input messages the relay dropped (view only). */
   dropped_events: number;
+  /**
+   * HTTP: how many identical requests (method, path, status, view only) the row stands for,
+   * made within a quarter of a second of each other; `at` is the first's arrival, `ended_at`
+   * the last's answer, the bytes their sum. 1 for a single request and a screen session.
+   */
+  requests: number;
 }
 
 export interface VisitActivityPage {

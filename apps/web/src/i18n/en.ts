@@ -430,6 +430,7 @@ const en = {
       screenSession: "Screen session",
       open: "Open",
       until: "until {{time}}",
+      repeated: "{{count}} identical requests within a quarter of a second, their traffic added up",
       control: "Control",
       viewOnly: "View only",
       inputEvents: "{{count}} passed",

@@ -419,6 +419,7 @@ const zh: Messages = {
       screenSession: "屏幕会话",
       open: "进行中",
       until: "至 {{time}}",
+      repeated: "0.25 秒内 {{count}} 次相同的请求，流量已合计",
       control: "可操作",
       viewOnly: "只读",
       inputEvents: "已转发 {{count}} 次",

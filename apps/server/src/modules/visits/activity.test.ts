@@ -28,6 +28,8 @@ let owner: Person;
 let device: ProvisionedDevice;
 let machineID: number;
 let visitId: string;
+/** The owner's visit: its origin and its cookie. */
+let visit: { origin: string; cookie: string };
 
 type Person = Awaited<ReturnType<Harness["person"]>>;
 const SECRET_QUERY = "hunter2-in-the-query";
@@ -139,6 +141,7 @@ beforeAll(async () => {
   expect(opened.status).toBe(302);
   const cookie = (opened.headers["set-cookie"]?.[0] ?? "").split(";")[0];
   const origin = new URL(issued.body.hwdata.url).origin;
+  visit = { origin, cookie };
   const page = await request(`${origin}/`, { headers: { cookie } });
   expect(page.status).toBe(200);
   const status = await request(`${origin}/api/status?password=${SECRET_QUERY}`, {
@@ -195,6 +198,27 @@ describe("visit activity", () => {
     expect(stored).not.toContain("?");
   });
 
+  it("counts a page polling its status once per request, in fewer rows than requests", async () => {
+    const polled = async () => {
+      const res = await activity(owner, { deviceId: machineID, visitId, pageSize: 500 });
+      return (res.body.hwdata.list as VisitActivityItem[]).filter((i) => i.path === "/api/status");
+    };
+    const before = await polled();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        request(`${visit.origin}/api/status?n=${i}`, { headers: { cookie: visit.cookie } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
+    const after = await polled();
+    const sum = (items: VisitActivityItem[]) => items.reduce((n, i) => n + i.requests, 0);
+    expect(sum(after)).toBe(sum(before) + 40);
+    expect(after.length - before.length).toBeLessThan(40);
+    const joined = after.find((i) => i.requests > 1);
+    expect(joined).toMatchObject({ method: "GET", status: 200, view_only: false });
+    expect(Date.parse(joined?.ended_at ?? "")).toBeGreaterThanOrEqual(Date.parse(joined?.at ?? ""));
+  });
+
   it("pages", async () => {
     const all = (await activity(owner, { deviceId: machineID, pageSize: 50 })).body.hwdata;
     const first = (await activity(owner, { deviceId: machineID, page: 1, pageSize: 1 })).body
@@ -236,6 +260,7 @@ describe("visit activity", () => {
       "View only / control",
       "Input events",
       "Dropped events",
+      "Requests",
     ]);
     const alarm = rows.find((r) => r[7] === "POST");
     expect(alarm?.slice(0, 5)).toEqual([

@@ -1,7 +1,10 @@
 import type { Lang } from "@keyway/shared";
 import type { VisitActivity } from "./schema.ts";
 
-/** The CSV export's columns, in the caller's language (issue 20). */
+/**
+ * The CSV export's columns, in the caller's language (issue 20). New columns go last, so
+ * that a spreadsheet or script reading the columns by position keeps working.
+ */
 const HEADER: Record<Lang, string[]> = {
   en: [
     "Visit ID",
@@ -19,6 +22,7 @@ const HEADER: Record<Lang, string[]> = {
     "View only / control",
     "Input events",
     "Dropped events",
+    "Requests",
   ],
   cn: [
     "访问编号",
@@ -36,6 +40,7 @@ const HEADER: Record<Lang, string[]> = {
     "只读 / 控制",
     "输入事件",
     "丢弃的输入事件",
+    "请求次数",
   ],
 };
 
@@ -85,5 +90,6 @@ export function csvRow(
     r.viewOnly ? w.viewOnly : w.control,
     r.inputEvents,
     r.droppedEvents,
+    r.requests,
   ];
 }

@@ -65,6 +65,7 @@ export function createActivityLog(deps: {
       view_only: r.viewOnly,
       input_events: r.inputEvents,
       dropped_events: r.droppedEvents,
+      requests: r.requests,
     };
   }
 

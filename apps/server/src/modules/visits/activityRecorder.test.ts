@@ -5,6 +5,7 @@ import { createHarness, type Harness } from "../../testing/harness.ts";
 import { untilValue } from "../../testing/until.ts";
 import { activityPath, createActivityRecorder } from "./activity.ts";
 import { csvCell } from "./activityCsv.ts";
+import type { HttpActivity } from "./activityTypes.ts";
 import { newVisitId } from "./issue.ts";
 import { visitActivity, visits } from "./schema.ts";
 
@@ -64,15 +65,66 @@ describe("the activity recorder", () => {
   it("writes a batch when it is full, and the rest on close", async () => {
     const recorder = batchRecorder(3);
     recorder.http(entry("/batch"));
-    recorder.http(entry("/batch"));
+    recorder.http(entry("/batch/2"));
     await new Promise((r) => setTimeout(r, 200));
     expect(await rowsAt("/batch")).toHaveLength(0);
-    recorder.http(entry("/batch"));
-    await untilValue(async () => ((await rowsAt("/batch")).length === 3 ? true : undefined));
+    recorder.http(entry("/batch/3"));
+    await untilValue(async () => ((await rowsAt("/batch/3")).length === 1 ? true : undefined));
+    expect(await rowsAt("/batch")).toHaveLength(1);
     recorder.http(entry("/on-close"));
     expect(recorder.pending).toBe(1);
     await recorder.close();
     expect(await rowsAt("/on-close")).toHaveLength(1);
+  });
+
+  it("joins a batch's identical requests into one row; a different one, or a later one, stands alone", async () => {
+    const recorder = batchRecorder(1000);
+    const second = newVisitId();
+    await h.db.insert(visits).values({
+      id: second,
+      userId: null,
+      terminalId: 0,
+      deviceId: machineID,
+      target: "127.0.0.1:8000",
+      createdAt: h.clock.now(),
+      urlExpiresAt: h.clock.now(),
+    });
+    const t0 = h.clock.now().getTime();
+    const poll = (i: number, change: Partial<HttpActivity> = {}): HttpActivity => ({
+      ...entry("/poll"),
+      at: new Date(t0 + i),
+      endedAt: new Date(t0 + i + 1),
+      bytesIn: 100,
+      bytesOut: 10,
+      ...change,
+    });
+    // A hostile visitor hides a write among 300 polls of the same page: it stays a row of its own.
+    recorder.http(poll(5, { path: "/poll?since=5" }));
+    for (let i = 1; i <= 150; i++) recorder.http(poll(10 + i));
+    recorder.http(poll(200, { method: "POST", bytesOut: 4000 }));
+    recorder.http(poll(201, { status: 403 }));
+    recorder.http(poll(202, { viewOnly: true }));
+    recorder.http(poll(203, { visitId: second }));
+    // Finished out of order: it arrived first, so the row starts with it.
+    recorder.http(poll(1, { endedAt: new Date(t0 + 400) }));
+    for (let i = 1; i <= 148; i++) recorder.http(poll(210 + i, { method: "get" }));
+    expect(recorder.pending).toBe(5);
+    await recorder.flush();
+    recorder.http(poll(500));
+    await recorder.close();
+
+    const mine = (await rowsAt("/poll")).sort((a, b) => a.id - b.id);
+    const polls = mine.filter((r) => r.method === "GET" && r.status === 200 && !r.viewOnly);
+    expect(polls.map((r) => r.requests)).toEqual([300, 1]);
+    expect(polls[0]).toMatchObject({ bytesIn: 300 * 100, bytesOut: 300 * 10 });
+    expect(polls[0].at.getTime()).toBe(t0 + 1);
+    expect(polls[0].endedAt?.getTime()).toBe(t0 + 400);
+    expect(polls[1].at.getTime()).toBe(t0 + 500);
+    expect(mine.find((r) => r.method === "POST")).toMatchObject({ requests: 1, bytesOut: 4000 });
+    expect(mine.find((r) => r.status === 403)).toMatchObject({ requests: 1 });
+    expect(mine.find((r) => r.viewOnly)).toMatchObject({ requests: 1, status: 200 });
+    const theirs = await h.db.select().from(visitActivity).where(eq(visitActivity.visitId, second));
+    expect(theirs).toMatchObject([{ path: "/poll", requests: 1 }]);
   });
 
   it("drops the rows of a visit deleted meanwhile and writes the rest of the batch", async () => {

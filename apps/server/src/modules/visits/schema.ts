@@ -84,6 +84,8 @@ export const visitActivity = pgTable(
     viewOnly: boolean("view_only").notNull().default(false),
     inputEvents: integer("input_events").notNull().default(0),
     droppedEvents: integer("dropped_events").notNull().default(0),
+    /** HTTP: the identical requests this row stands for (activity.ts); screen sessions 1. */
+    requests: integer("requests").notNull().default(1),
   },
   (t) => [
     index("visit_activity_device_idx").on(t.deviceId, t.at),

@@ -6,7 +6,7 @@ import {
 } from "@ant-design/icons";
 import { VISIT_ACTIVITY_DAYS } from "@keyway/shared";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { Button, Drawer, Flex, Grid, Table, type TableProps, Tag, Typography } from "antd";
+import { Button, Drawer, Flex, Grid, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { queryKeys } from "../../api/keys.ts";
 import {
@@ -65,7 +65,7 @@ export function ActivityDrawer({
       render: (_: unknown, a) => (
         <span className="kw-stack kw-nowrap">
           <span>{formatDateTime(a.at)}</span>
-          {a.kind === "screen" && (
+          {(a.kind === "screen" || a.requests > 1) && (
             <Typography.Text type="secondary" className="kw-small">
               {a.ended_at
                 ? t("device.activity.until", { time: formatDateTime(a.ended_at) })
@@ -85,6 +85,13 @@ export function ActivityDrawer({
             <Typography.Text className="kw-code kw-small" ellipsis={{ tooltip: a.path }}>
               {a.path}
             </Typography.Text>
+            {a.requests > 1 && (
+              <Tooltip title={t("device.activity.repeated", { count: a.requests })}>
+                <Tag variant="filled" data-testid="activity-requests" data-value={a.requests}>
+                  ×{a.requests}
+                </Tag>
+              </Tooltip>
+            )}
           </Flex>
         ) : (
           <Flex gap={6} align="center" wrap>

@@ -1,7 +1,7 @@
 import { SafetyOutlined } from "@ant-design/icons";
 import type { Machine } from "@keyway/shared";
 import { useQuery } from "@tanstack/react-query";
-import { Button, Drawer, Flex, Skeleton, Space, Tabs, Typography } from "antd";
+import { Button, Drawer, Flex, Grid, Skeleton, Space, Tabs, Typography } from "antd";
 import { useEffect, useState } from "react";
 import { devicesApi } from "../../api/devices.ts";
 import { useLiveStates } from "../../api/hooks.ts";
@@ -47,6 +47,9 @@ export function DeviceDetailDrawer(props: {
   const open = props.machine !== null;
   const [tab, setTab] = useState<DetailTab>(props.initialTab ?? "info");
   const [authorityOpen, setAuthorityOpen] = useState(false);
+  // Under 768 px the actions would cover the device's name in the header: they wrap above
+  // the body instead.
+  const narrow = !Grid.useBreakpoint().md;
   const initialTab = props.initialTab ?? "info";
   useEffect(() => {
     if (open && id > 0) setTab(initialTab);
@@ -75,6 +78,37 @@ export function DeviceDetailDrawer(props: {
   const manages = role.data?.role === "akey" || role.data?.role === "bkey";
   const { connect, isPending } = useConnect();
 
+  const actions = machine && (
+    <Space wrap>
+      <ConnectButton
+        machine={machine}
+        onConnect={(m) => void connect(m)}
+        loading={isPending(machine.machine_id)}
+        variant="button"
+        testId="device-detail-connect"
+      />
+      <ScreenButton
+        // The list row says it too, should the detail not carry it.
+        machine={{ ...machine, screen: machine.screen ?? props.machine?.screen }}
+        variant="button"
+        testId="device-detail-screen"
+      />
+      {manages && (
+        <Button
+          icon={<SafetyOutlined />}
+          onClick={() => setAuthorityOpen(true)}
+          data-testid="device-authority-open"
+        >
+          {t("authority.open")}
+        </Button>
+      )}
+      {props.onEdit && (
+        <Button onClick={() => props.onEdit?.(machine)} data-testid="device-detail-edit">
+          {t("common.edit")}
+        </Button>
+      )}
+    </Space>
+  );
   return (
     <Drawer
       open={open}
@@ -89,43 +123,12 @@ export function DeviceDetailDrawer(props: {
       size={tab === "visits" ? 900 : props.machine?.screen ? 680 : 600}
       destroyOnHidden
       title={machine && <MachineDrawerTitle machine={machine} />}
-      extra={
-        machine && (
-          <Space>
-            <ConnectButton
-              machine={machine}
-              onConnect={(m) => void connect(m)}
-              loading={isPending(machine.machine_id)}
-              variant="button"
-              testId="device-detail-connect"
-            />
-            <ScreenButton
-              // The list row says it too, should the detail not carry it.
-              machine={{ ...machine, screen: machine.screen ?? props.machine?.screen }}
-              variant="button"
-              testId="device-detail-screen"
-            />
-            {manages && (
-              <Button
-                icon={<SafetyOutlined />}
-                onClick={() => setAuthorityOpen(true)}
-                data-testid="device-authority-open"
-              >
-                {t("authority.open")}
-              </Button>
-            )}
-            {props.onEdit && (
-              <Button onClick={() => props.onEdit?.(machine)} data-testid="device-detail-edit">
-                {t("common.edit")}
-              </Button>
-            )}
-          </Space>
-        )
-      }
+      extra={!narrow && actions}
       data-testid="device-detail-drawer"
     >
       {machine && (
         <Flex vertical gap={12}>
+          {narrow && actions}
           {detail.isError && (
             <DetailRetryAlert message={detail.error.message} onRetry={() => detail.refetch()} />
           )}

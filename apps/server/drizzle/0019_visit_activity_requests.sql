@@ -1,0 +1,1 @@
+ALTER TABLE "visit_activity" ADD COLUMN "requests" integer DEFAULT 1 NOT NULL;
