@@ -163,6 +163,11 @@ describe("projects in the browser", () => {
       await page.click(tid("project-machine-add"));
       await page.click(tid("project-machine-select"));
       await page.locator(".ant-select-item-option", { hasText: demo.machineCode }).click();
+      // The pick shows in the field (the list drops away as it closes) before the submit.
+      const addModal = page.locator(".ant-modal", {
+        has: page.locator(tid("project-machine-select")),
+      });
+      await expect.poll(() => addModal.textContent()).toContain(demo.machineCode);
       await page.click(tid("project-machine-submit"));
       await page.locator(tid(`project-machine-${demo.machineCode}`)).waitFor();
       await expect.poll(() => page.textContent(tid("project-machine-length"))).toBe("1");
