@@ -48,8 +48,9 @@ export function DeviceDetailDrawer(props: {
   const [tab, setTab] = useState<DetailTab>(props.initialTab ?? "info");
   const [authorityOpen, setAuthorityOpen] = useState(false);
   // Under 768 px the actions would cover the device's name in the header: they wrap above
-  // the body instead.
-  const narrow = !Grid.useBreakpoint().md;
+  // the body instead. Unknown (the first render, before the media queries answer) counts as
+  // wide, so that a desktop never mounts the actions twice.
+  const narrow = Grid.useBreakpoint().md === false;
   const initialTab = props.initialTab ?? "info";
   useEffect(() => {
     if (open && id > 0) setTab(initialTab);
