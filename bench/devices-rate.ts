@@ -5,14 +5,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEMO_ACCOUNTS } from "../apps/server/src/seed.ts";
-import { percentile } from "./stats.ts";
+import { PROFILE_FLAGS, percentile } from "./stats.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SELECT = "/api/machine/select";
-/** BENCH_PROFILE=<dir>: the servers write CPU profiles there (node --cpu-prof). */
-const PROFILE = process.env.BENCH_PROFILE
-  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-  : [];
 
 /** A server as `npm start` runs it: main.ts, embedded defaults, a fresh data dir, the demo seed. */
 export interface StartedServer {
@@ -88,7 +84,7 @@ export async function startServer(logLevel: "info" | "silent"): Promise<StartedS
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...env } = process.env;
   const child: ChildProcess = spawn(
     process.execPath,
-    [...PROFILE, "--import", "tsx", "apps/server/src/main.ts"],
+    [...PROFILE_FLAGS, "--import", "tsx", "apps/server/src/main.ts"],
     {
       cwd: ROOT,
       stdio: ["ignore", out, out],

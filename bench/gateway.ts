@@ -8,7 +8,7 @@ import { hashToken } from "../apps/server/src/infra/crypto.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { startPostgres } from "../tests/deploy/stack.ts";
 import { adminSql, forkLoad } from "./fixtures.ts";
-import { percentile } from "./stats.ts";
+import { PROFILE_FLAGS, percentile } from "./stats.ts";
 
 // `npm run bench -- gateway 2000` or BENCH_DEVICES=2000 (a flag such as --deploy is no count).
 const DEVICES = Number(
@@ -18,10 +18,6 @@ const ALARMS = Number(process.env.BENCH_ALARMS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The second alarm phase offers alarms at this fixed rate (the issue's 2,000/s). */
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
-/** BENCH_PROFILE=<dir>: each broker process writes a CPU profile there (node --cpu-prof). */
-const PROFILE = process.env.BENCH_PROFILE
-  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-  : [];
 
 type System = "bare" | "pglite" | "postgres";
 
@@ -58,7 +54,7 @@ async function round(system: System, database?: string): Promise<Figures> {
       ...(database ? ["--database", database] : []),
     ],
     {
-      execArgv: ["--expose-gc", ...PROFILE, "--import", "tsx"],
+      execArgv: ["--expose-gc", ...PROFILE_FLAGS, "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
   );

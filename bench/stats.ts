@@ -24,6 +24,21 @@ export function percentile(samples: number[], p: number): number {
 
 export const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
+/**
+ * BENCH_PROFILE=<dir>: the Node flags with which a bench's processes (its servers, peers,
+ * clients: each bench says which) write CPU profiles there, to open in Chrome DevTools;
+ * BENCH_PROFILE_INTERVAL=<µs> samples more often than V8's 1 ms.
+ */
+export const PROFILE_FLAGS = process.env.BENCH_PROFILE
+  ? [
+      "--cpu-prof",
+      `--cpu-prof-dir=${process.env.BENCH_PROFILE}`,
+      ...(process.env.BENCH_PROFILE_INTERVAL
+        ? [`--cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL}`]
+        : []),
+    ]
+  : [];
+
 /** VmRSS of a process in bytes (Linux /proc), 0 when it cannot be read. */
 export function rssOf(pid: number | undefined): number {
   try {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
+import { PROFILE_FLAGS } from "./stats.ts";
 
 /**
  * The second peer of `npm run bench -- tunnel`: the least a reverse tunnel of Keyway's shape
@@ -131,7 +132,9 @@ export async function startNodeMux(
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
   };
   const start = (args: string[]) => {
-    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, ...args], {
+    // BENCH_PROFILE: the floor's profiles beside Keyway's, to compare a hop's work.
+    const flags = ["--import", "tsx", ...PROFILE_FLAGS];
+    const child = spawn(process.execPath, [...flags, import.meta.filename, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(child);
@@ -165,6 +168,8 @@ export async function startNodeMux(
 
 if (process.argv[1] === import.meta.filename) {
   const [role, linkPort, targetPort] = process.argv.slice(2);
+  // Stopped with SIGTERM: an exit of its own, so that --cpu-prof writes its profile.
+  process.on("SIGTERM", () => process.exit(0));
   if (role === "edge") edge();
   else if (role === "agent") agent(Number(linkPort), Number(targetPort));
 }

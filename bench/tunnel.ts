@@ -13,7 +13,16 @@ import { createTestDatabase } from "../apps/server/src/db/testing.ts";
 import { systemClock } from "../apps/server/src/infra/clock.ts";
 import { devices } from "../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, seedDemo, seedDemoDevice } from "../apps/server/src/seed.ts";
-import { cpuSeconds, percentile } from "./stats.ts";
+import { cpuSeconds, PROFILE_FLAGS, percentile } from "./stats.ts";
+import {
+  type HopSamples,
+  hopTable,
+  noHops,
+  type Role,
+  readHops,
+  recordHops,
+  withDescendants,
+} from "./tunnel-hops.ts";
 import { startNodeMux } from "./tunnel-nodemux.ts";
 import { startSsh } from "./tunnel-ssh.ts";
 
@@ -24,10 +33,6 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The agent's young generation as keyway-agent.service sets it; BENCH_AGENT_SEMI tries another. */
 const AGENT_SEMI = Number(process.env.BENCH_AGENT_SEMI ?? 8);
-/** BENCH_PROFILE=<dir>: every process writes a CPU profile there (open in Chrome DevTools). */
-const PROFILE = process.env.BENCH_PROFILE
-  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-  : [];
 
 export interface Figures {
   mbPerSecond: number;
@@ -51,16 +56,19 @@ export async function freePort(): Promise<number> {
 export function client(
   url: string,
   extra: string[] = [],
-  options: { bytes?: number; onDownloaded?: () => void } = {},
+  options: { bytes?: number; onDownloaded?: (clientPid: number) => void } = {},
 ): Promise<Figures> {
   const { bytes = BYTES, onDownloaded } = options;
   const child = fork(
     path.join(import.meta.dirname, "tunnel-client.ts"),
     ["--url", url, "--bytes", String(bytes), "--requests", String(REQUESTS), ...extra],
-    { execArgv: ["--import", "tsx", ...PROFILE], stdio: ["ignore", "pipe", "inherit", "ipc"] },
+    {
+      execArgv: ["--import", "tsx", ...PROFILE_FLAGS],
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+    },
   );
   child.on("message", (message) => {
-    if (message === "downloaded") onDownloaded?.();
+    if (message === "downloaded") onDownloaded?.(child.pid ?? 0);
   });
   let out = "";
   child.stdout?.on("data", (d) => {
@@ -89,13 +97,13 @@ export function firstLine(child: ChildProcess): Promise<string> {
 }
 
 /** The device's web server (bench/tunnel-target.ts) in its own process. */
-export async function startTarget(): Promise<{ port: number; stop(): void }> {
+export async function startTarget(): Promise<{ port: number; pid: number; stop(): void }> {
   const target = fork(path.join(import.meta.dirname, "tunnel-target.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const port = (JSON.parse(await firstLine(target)) as { port: number }).port;
-  return { port, stop: () => target.kill("SIGTERM") };
+  return { port, pid: target.pid ?? 0, stop: () => target.kill("SIGTERM") };
 }
 
 export interface Relay {
@@ -154,7 +162,7 @@ export async function startNodeWithAgent(
     process.execPath,
     [
       `--max-semi-space-size=${AGENT_SEMI}`,
-      ...PROFILE,
+      ...PROFILE_FLAGS,
       bundle,
       "run",
       "--server",
@@ -253,6 +261,8 @@ export const median = (list: Figures[]): Figures => ({
   ),
 });
 
+/** BENCH_HOPS=1: each path's small requests followed hop by hop (bench/tunnel-hops.ts). */
+const HOPS = process.env.BENCH_HOPS === "1";
 /** BENCH_PATHS=relay,ssh,direct,node: which paths run (all by default; one for a profile). */
 const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,node,relay").split(",");
 
@@ -302,48 +312,69 @@ export async function run(options: { deploy?: boolean } = {}) {
     node: () => (nodeMux?.pids ?? []).map(cpuSeconds),
   };
   const cpu: Record<"relay" | "ssh" | "node", number[][]> = { relay: [], ssh: [], node: [] };
+  /** Each path's edge and agent processes, for BENCH_HOPS (sshd serves from a child of its own). */
+  const hopPids: Record<"relay" | "ssh" | "node", () => [number[], number[]]> = {
+    relay: () => [[process.pid], [relayNode.agentPid]],
+    ssh: () => [withDescendants(ssh?.pids[0] ?? 0), [ssh?.pids[1] ?? 0]],
+    node: () => [[nodeMux?.pids[0] ?? 0], [nodeMux?.pids[1] ?? 0]],
+  };
+  const hops: Record<"relay" | "ssh" | "node", HopSamples> = {
+    relay: noHops(),
+    ssh: noHops(),
+    node: noHops(),
+  };
+  /** The processes of `path` in a request's way, for BENCH_HOPS. */
+  const hopRoles = (path: "relay" | "ssh" | "node", clientPid: number) => {
+    const [edges, agents] = hopPids[path]();
+    return new Map<number, Role>([
+      [clientPid, "client"],
+      [target.pid, "target"],
+      ...edges.map((pid): [number, Role] => [pid, "edge"]),
+      ...agents.map((pid): [number, Role] => [pid, "agent"]),
+    ]);
+  };
   /** Runs a client; the CPU of `path`'s processes during its small requests, in µs each. */
   const measured = async (path: "relay" | "ssh" | "node", url: string, extra: string[] = []) => {
     let from: number[] = [];
-    const figures = await client(url, extra, { onDownloaded: () => (from = cpuOf[path]()) });
+    let roles = new Map<number, Role>();
+    let tracing: Promise<string | null> = Promise.resolve(null);
+    const figures = await client(url, extra, {
+      onDownloaded: (clientPid) => {
+        from = cpuOf[path]();
+        if (!HOPS) return;
+        roles = hopRoles(path, clientPid);
+        // Half a second of the small requests, from 0.2 s into them; read after the round.
+        tracing = new Promise((r) => setTimeout(r, 200)).then(() => recordHops(500));
+      },
+    });
     const to = cpuOf[path]();
     cpu[path].push(to.map((seconds, i) => ((seconds - from[i]) / REQUESTS) * 1e6));
+    const recording = await tracing;
+    if (recording) await readHops(recording, roles, hops[path]);
     return figures;
   };
-  const order: Array<[string, () => Promise<void>]> = [];
+  const order: Array<() => Promise<void>> = [];
   if (PATHS.includes("direct"))
-    order.push([
-      "direct",
-      async () => void runs.direct.push(await client(`http://127.0.0.1:${targetPort}`)),
-    ]);
+    order.push(async () => void runs.direct.push(await client(`http://127.0.0.1:${targetPort}`)));
   if (ssh) {
-    const sshPort = ssh.port;
-    order.push([
-      "ssh",
-      async () => void runs.ssh.push(await measured("ssh", `http://127.0.0.1:${sshPort}`)),
-    ]);
+    const url = `http://127.0.0.1:${ssh.port}`;
+    order.push(async () => void runs.ssh.push(await measured("ssh", url)));
   }
   if (nodeMux) {
-    const muxPort = nodeMux.port;
-    order.push([
-      "node",
-      async () => void runs.node.push(await measured("node", `http://127.0.0.1:${muxPort}`)),
-    ]);
+    const url = `http://127.0.0.1:${nodeMux.port}`;
+    order.push(async () => void runs.node.push(await measured("node", url)));
   }
   if (PATHS.includes("relay"))
-    order.push([
-      "relay",
-      async () => {
-        baseRss = process.memoryUsage.rss();
-        sampling = true;
-        const cookie = ["--host", relayNode.host, "--cookie", relayNode.cookie];
-        runs.relay.push(await measured("relay", `http://127.0.0.1:${port}`, cookie));
-        sampling = false;
-      },
-    ]);
+    order.push(async () => {
+      baseRss = process.memoryUsage.rss();
+      sampling = true;
+      const cookie = ["--host", relayNode.host, "--cookie", relayNode.cookie];
+      runs.relay.push(await measured("relay", `http://127.0.0.1:${port}`, cookie));
+      sampling = false;
+    });
   // The order turns each round, so that no path always runs first or right after another.
   for (let round = 0; round < ROUNDS; round++)
-    for (let i = 0; i < order.length; i++) await order[(round + i) % order.length][1]();
+    for (let i = 0; i < order.length; i++) await order[(round + i) % order.length]();
   clearInterval(sampler);
   ssh?.stop();
   nodeMux?.stop();
@@ -394,6 +425,26 @@ export async function run(options: { deploy?: boolean } = {}) {
     `  CPU per small request (µs, /proc clock ticks over the requests): Keyway ${cpuLine("relay", ["server", "agent"])}; ssh ${cpuLine("ssh", ["sshd", "ssh"])}; Node floor ${cpuLine("node", ["edge", "agent"])}`,
   );
   console.log(
-    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI}); rounds (MB/s) Keyway ${runs.relay.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, ssh ${runs.ssh.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}, direct ${runs.direct.map((f) => f.mbPerSecond.toFixed(0)).join(" ")}`,
+    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI})`,
   );
+  // Each round's figures in the order run: a warm-up or one slow round shows here.
+  const each = (list: Figures[], pick: (f: Figures) => string) => list.map(pick).join(" ");
+  const names = { relay: "Keyway", ssh: "ssh", node: "floor", direct: "direct" } as const;
+  for (const [label, pick] of [
+    ["MB/s", (f: Figures) => f.mbPerSecond.toFixed(0)],
+    ["p50 (ms)", (f: Figures) => f.p50.toFixed(3)],
+  ] as const)
+    console.log(
+      `  rounds, ${label}: ${(["relay", "ssh", "node", "direct"] as const)
+        .filter((path) => runs[path].length)
+        .map((path) => `${names[path]} ${each(runs[path], pick)}`)
+        .join("; ")}`,
+    );
+  if (HOPS)
+    for (const line of hopTable([
+      ["Keyway", hops.relay],
+      ["ssh -R", hops.ssh],
+      ["floor", hops.node],
+    ]))
+      console.log(line);
 }

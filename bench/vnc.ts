@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { startVnc } from "../apps/server/src/testing/vnc.ts";
-import { percentile } from "./stats.ts";
+import { PROFILE_FLAGS, percentile } from "./stats.ts";
 import { freePort, startNodeWithAgent } from "./tunnel.ts";
 import { startSsh } from "./tunnel-ssh.ts";
 
@@ -12,10 +12,6 @@ const FRAMES = Number(process.env.BENCH_FRAMES ?? 300);
 const PRESSES = Number(process.env.BENCH_PRESSES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const _ROOT = path.resolve(import.meta.dirname, "..");
-/** BENCH_PROFILE=<dir>: the viewers and the agent write CPU profiles there (Chrome DevTools). */
-const PROFILE = process.env.BENCH_PROFILE
-  ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-  : [];
 
 interface Figures {
   fps: number;
@@ -29,7 +25,7 @@ interface Figures {
 /** One viewer session (bench/vnc-client.ts) in a process of its own; resolves with its figures. */
 function viewer(args: string[]): Promise<Figures> {
   const child: ChildProcess = fork(path.join(import.meta.dirname, "vnc-client.ts"), args, {
-    execArgv: ["--import", "tsx", ...PROFILE],
+    execArgv: ["--import", "tsx", ...PROFILE_FLAGS],
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   let out = "";
