@@ -425,7 +425,7 @@ export async function run(options: { deploy?: boolean } = {}) {
     `  CPU per small request (µs, /proc clock ticks over the requests): Keyway ${cpuLine("relay", ["server", "agent"])}; ssh ${cpuLine("ssh", ["sshd", "ssh"])}; Node floor ${cpuLine("node", ["edge", "agent"])}`,
   );
   console.log(
-    `  server RSS growth within a relay run (1 GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI})`,
+    `  server RSS growth within a relay run (${(BYTES / 1024 ** 3).toFixed(2)} GiB through it): ${(peakRss / 1024 / 1024).toFixed(0)} MiB; agent peak RSS ${agentPeak.toFixed(1)} MiB (--max-semi-space-size=${AGENT_SEMI})`,
   );
   // Each round's figures in the order run: a warm-up or one slow round shows here.
   const each = (list: Figures[], pick: (f: Figures) => string) => list.map(pick).join(" ");
