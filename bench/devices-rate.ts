@@ -84,6 +84,7 @@ export async function startServer(logLevel: "info" | "silent"): Promise<StartedS
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...env } = process.env;
   const child: ChildProcess = spawn(
     process.execPath,
+    // BENCH_PROFILE: the servers write CPU profiles (bench/stats.ts).
     [...PROFILE_FLAGS, "--import", "tsx", "apps/server/src/main.ts"],
     {
       cwd: ROOT,

@@ -54,6 +54,7 @@ async function round(system: System, database?: string): Promise<Figures> {
       ...(database ? ["--database", database] : []),
     ],
     {
+      // BENCH_PROFILE: each broker process writes a CPU profile (bench/stats.ts).
       execArgv: ["--expose-gc", ...PROFILE_FLAGS, "--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },

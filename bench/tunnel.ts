@@ -261,7 +261,11 @@ export const median = (list: Figures[]): Figures => ({
   ),
 });
 
-/** BENCH_HOPS=1: each path's small requests followed hop by hop (bench/tunnel-hops.ts). */
+/**
+ * BENCH_PROFILE=<dir> (bench/stats.ts): the server (this process, when run with the flags),
+ * the agent, the clients and the floor's two processes write CPU profiles.
+ * BENCH_HOPS=1: each path's small requests followed hop by hop (bench/tunnel-hops.ts).
+ */
 const HOPS = process.env.BENCH_HOPS === "1";
 /** BENCH_PATHS=relay,ssh,direct,node: which paths run (all by default; one for a profile). */
 const PATHS = (process.env.BENCH_PATHS ?? "direct,ssh,node,relay").split(",");

@@ -25,6 +25,7 @@ interface Figures {
 /** One viewer session (bench/vnc-client.ts) in a process of its own; resolves with its figures. */
 function viewer(args: string[]): Promise<Figures> {
   const child: ChildProcess = fork(path.join(import.meta.dirname, "vnc-client.ts"), args, {
+    // BENCH_PROFILE: the viewers (and the agent) write CPU profiles (bench/stats.ts).
     execArgv: ["--import", "tsx", ...PROFILE_FLAGS],
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
