@@ -49,13 +49,15 @@ const CHAIN: Array<[Role, "R" | "W"]> = [
   ["client", "R"],
 ];
 
+/** The calls a process waits in: Node's event loop (epoll), OpenSSH's (ppoll, poll). */
+const WAITS = new Set(["epoll_wait", "epoll_pwait", "ppoll", "poll"]);
 const EVENTS = ["read", "write", "writev"]
   .flatMap((call) => [`syscalls:sys_enter_${call}`, `syscalls:sys_exit_${call}`])
-  .concat(["syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait"]);
+  .concat([...WAITS].map((call) => `syscalls:sys_enter_${call}`));
 
 /**
  * After each of these writes (CHAIN's indexes), how long its process works on before it waits
- * again (its next epoll_wait): work a woken reader on the same core waits out.
+ * again (its next wait in WAITS): work a woken reader on the same core waits out.
  */
 export const AFTER = [
   [2, "edge, the request"],
@@ -158,7 +160,7 @@ export function follow(text: string, roles: Map<number, Role>, into: HopSamples)
     const role = roles.get(Number(m[1]));
     if (!role) continue;
     const [, , , time, kind, call, args] = m;
-    if (call.startsWith("epoll")) {
+    if (WAITS.has(call)) {
       const t = Number(time) * 1e6;
       for (const [at, index] of waits.get(role) ?? []) into.after[index].push(t - at);
       waits.delete(role);

@@ -25,8 +25,16 @@ const read = (us: number, pid: number, bytes = 0x104) => [
 const write = (us: number, pid: number) => [
   at(us, pid, "enter_write", "fd: 0x00000013, buf: 0x1, count: 0x00000104"),
 ];
+/** Node waits in epoll_wait; OpenSSH (the agent's place for ssh -R) in ppoll. */
 const wait = (us: number, pid: number) => [
-  at(us, pid, "enter_epoll_wait", "epfd: 0x00000003, events: 0x1, maxevents: 0x00000400"),
+  pid === 300
+    ? at(
+        us,
+        pid,
+        "enter_ppoll",
+        "ufds: 0x1, nfds: 0x00000003, tsp: 0x0, sigmask: 0x0, sigsetsize: 0x8",
+      )
+    : at(us, pid, "enter_epoll_wait", "epfd: 0x00000003, events: 0x1, maxevents: 0x00000400"),
 ];
 
 /** One whole exchange from `t`: every hop 10 µs apart but the ones named. */
