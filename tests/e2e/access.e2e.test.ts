@@ -1,5 +1,5 @@
 import { deviceTopic } from "@keyway/protocol";
-import { API, type ProvisionedDevice, pathOf } from "@keyway/shared";
+import { API, HW, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +68,16 @@ async function provisionThroughOperatorApi() {
 async function logIn(page: Page, person: { email: string; password: string }) {
   await platform.logIn(page, person);
   page.setDefaultTimeout(40_000);
+}
+
+/**
+ * Clicks a submit button and returns the hwcode of the request it sends: a refusal the page
+ * should show on a field fails here with the code it got instead, or with no request at all.
+ */
+async function answerOf(page: Page, submit: string, route: { path: string }) {
+  const answered = page.waitForResponse((r) => r.url().endsWith(route.path));
+  await page.click(tid(submit));
+  return ((await (await answered).json()) as { hwcode: unknown }).hwcode;
 }
 
 async function newPage(): Promise<[BrowserContext, Page]> {
@@ -385,7 +395,9 @@ describe("access workflow, message centre and authority centre in the browser", 
     await alice.click(tid("auth-tab-settings"));
     await alice.click(tid("auth-check-type-1"));
     await alice.fill(tid("auth-mode-password"), "not-the-password");
-    await alice.click(tid("auth-mode-submit"));
+    expect(await answerOf(alice, "auth-mode-submit", API.access.updateDeviceInfo)).toBe(
+      HW.DEVICE_PASSWORD_ERROR.code,
+    );
     await alice.locator(".ant-modal .ant-form-item-explain-error").waitFor();
     await alice.fill(tid("auth-mode-password"), press.devicePassword);
     await alice.click(tid("auth-mode-submit"));
@@ -401,7 +413,9 @@ describe("access workflow, message centre and authority centre in the browser", 
     await askVisit(carol, "Hi");
     await carol.locator(tid("request-password")).waitFor();
     await carol.fill(tid("request-password"), "wrong-one");
-    await carol.click(tid("request-submit"));
+    expect(await answerOf(carol, "request-submit", API.access.requestVisit)).toBe(
+      HW.VISIT_PASSWORD_ERROR.code,
+    );
     await carol.locator(".ant-modal .ant-form-item-explain-error").waitFor();
     await settle(carol);
     await carol.screenshot({ path: "/tmp/kw-request-password-en.png" });
