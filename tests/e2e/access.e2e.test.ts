@@ -75,9 +75,12 @@ async function logIn(page: Page, person: { email: string; password: string }) {
  * should show on a field fails here with the code it got instead, or with no request at all.
  */
 async function answerOf(page: Page, submit: string, route: { path: string }) {
-  const answered = page.waitForResponse((r) => r.url().endsWith(route.path));
-  await page.click(tid(submit));
-  return ((await (await answered).json()) as { hwcode: unknown }).hwcode;
+  // Together: a click that fails is the failure reported, not a wait left unawaited.
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(pathOf(route))),
+    page.click(tid(submit)),
+  ]);
+  return ((await answer.json()) as { hwcode: unknown }).hwcode;
 }
 
 async function newPage(): Promise<[BrowserContext, Page]> {
