@@ -3,7 +3,7 @@ import { API, HW, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import mqtt from "mqtt";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, tid, waitForFocus, waitToSee } from "./browser.ts";
+import { answerOf, startPlatform, tid, waitForFocus, waitToSee } from "./browser.ts";
 
 /**
  * Issue 5 in a real browser: the owner adds a provisioned device; a second user adds the same
@@ -68,19 +68,6 @@ async function provisionThroughOperatorApi() {
 async function logIn(page: Page, person: { email: string; password: string }) {
   await platform.logIn(page, person);
   page.setDefaultTimeout(40_000);
-}
-
-/**
- * Clicks a submit button and returns the hwcode of the request it sends: a refusal the page
- * should show on a field fails here with the code it got instead, or with no request at all.
- */
-async function answerOf(page: Page, submit: string, route: { path: string }) {
-  // Together: a click that fails is the failure reported, not a wait left unawaited.
-  const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith(pathOf(route))),
-    page.click(tid(submit)),
-  ]);
-  return ((await answer.json()) as { hwcode: unknown }).hwcode;
 }
 
 async function newPage(): Promise<[BrowserContext, Page]> {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { pathOf } from "@keyway/shared";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { type Config, testConfig } from "../../apps/server/src/config.ts";
@@ -42,6 +43,20 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
  */
 /** A CSS selector for a `data-testid`. */
 export const tid = (id: string) => `[data-testid="${id}"]`;
+
+/**
+ * Clicks `submit` and waits for the answer of the API `route` it sends, both together (a
+ * click that fails is the failure reported, not a wait left unawaited); the answer's hwcode.
+ * A test that then looks for the refusal on screen says, when it fails, whether the request
+ * went out and what came back.
+ */
+export async function answerOf(page: Page, submit: string, route: { path: string }) {
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(pathOf(route))),
+    page.click(tid(submit)),
+  ]);
+  return ((await answer.json()) as { hwcode: unknown }).hwcode;
+}
 
 /**
  * Waits until the element of `testId` has the focus: a dialog focuses its first field once

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { API, machineCodeField, type ProvisionedDevice, pathOf } from "@keyway/shared";
+import { API, HW, machineCodeField, type ProvisionedDevice, pathOf } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import { type BrowserContext, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../apps/server/src/infra/clock.ts";
 import { devices as deviceTable } from "../../apps/server/src/modules/devices/schema.ts";
 import { DEMO_ACCOUNTS, type DemoDevice, seedDemoDevice } from "../../apps/server/src/seed.ts";
-import { startPlatform, tid } from "./browser.ts";
+import { answerOf, startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * Issue 17 "request access" in a real browser: someone who has only the demo device's
@@ -247,9 +247,13 @@ describe("request access by machine code, without the device password", () => {
       await page.click(tid("device-request-access"));
       await page.fill(tid("request-code-code"), demo.machineCode);
       await page.click(tid("request-code-request-bind"));
-      await page.click(tid("request-submit"));
+      // The server's answer first: if the refusal is not shown, the failure says whether the
+      // request went out and what came back (once, at load 7, nothing showed within 20 s).
+      expect(await answerOf(page, "request-submit", API.access.requestBind)).toBe(
+        HW.TOO_FREQUENT.code,
+      );
       const refused = page.locator(`${tid("request-result")}[data-outcome="refused"]`);
-      await refused.waitFor();
+      await waitToSee(refused);
       expect(await refused.getAttribute("data-hwcode")).toBe("507");
       await page.click(tid("request-close"));
     } finally {

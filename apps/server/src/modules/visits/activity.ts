@@ -10,6 +10,12 @@ import { visitActivity, visits } from "./schema.ts";
 export type { ActivityRecorder } from "./activityTypes.ts";
 
 type Row = typeof visitActivity.$inferInsert;
+/** A row a repeat may still join, its times as numbers until it is written. */
+interface Joinable {
+  row: Row;
+  atMs: number;
+  endMs: number;
+}
 
 /** Longest path kept: enough to tell pages apart, never a whole payload smuggled in a path. */
 export const PATH_MAX = 512;
@@ -67,7 +73,19 @@ export function createActivityRecorder(deps: {
    * (visit, method, path, status, view only). Emptied whenever rows are taken for writing, so
    * a row is never changed once it is on its way; repeats join only within one batch window.
    */
-  const repeats = new Map<string, Row>();
+  const repeats = new Map<string, Joinable>();
+  /**
+   * The last request's fields as the relay gave them, and its row: a polled page repeats
+   * them, and joins that row without its method, path and key read again.
+   */
+  let last: {
+    visitId: string;
+    method: string;
+    path: string;
+    status: number;
+    viewOnly: boolean;
+    joinable: Joinable;
+  } | null = null;
   let timer: NodeJS.Timeout | undefined;
   /** The write running now; the next waits for it (rows stay in order). */
   let writing: Promise<void> = Promise.resolve();
@@ -108,7 +126,7 @@ export function createActivityRecorder(deps: {
     while (pending.length) {
       const rows = pending.slice(0, maxRows);
       pending = pending.slice(rows.length);
-      repeats.clear();
+      closeJoins();
       try {
         await insert(rows);
       } catch (error) {
@@ -143,6 +161,18 @@ export function createActivityRecorder(deps: {
     return writing;
   }
 
+  /** No row joins any more (they are being written): their times become Dates. */
+  function closeJoins(): void {
+    for (const joinable of repeats.values()) {
+      const { row } = joinable;
+      if ((row.at as Date).getTime() !== joinable.atMs) row.at = new Date(joinable.atMs);
+      if ((row.endedAt as Date).getTime() !== joinable.endMs)
+        row.endedAt = new Date(joinable.endMs);
+    }
+    repeats.clear();
+    last = null;
+  }
+
   /**
    * One request. A repeat of a request still waiting in this batch (the same visit, method,
    * path, status and view only; an HMI page polling its tags) joins its row: one more request,
@@ -150,39 +180,64 @@ export function createActivityRecorder(deps: {
    * a third of its CPU on small requests (decision 217); what a request did is kept whole.
    */
   function http(entry: HttpActivity): void {
-    const now = clock.now();
-    const at = entry.at ?? now;
-    const endedAt = entry.endedAt ?? now;
+    const endMs = entry.endedAtMs ?? clock.ms();
+    const atMs = entry.atMs ?? (entry.endedAtMs === undefined ? endMs : clock.ms());
+    const seen = last;
+    if (
+      seen &&
+      seen.visitId === entry.visitId &&
+      seen.method === entry.method &&
+      seen.path === entry.path &&
+      seen.status === entry.status &&
+      seen.viewOnly === entry.viewOnly
+    ) {
+      join(seen.joinable, entry, atMs, endMs);
+      return;
+    }
     const method = activityMethod(entry.method);
     const path = activityPath(entry.path);
     const status = count(entry.status, 999);
     const key = `${entry.visitId}\n${method}\n${status}\n${entry.viewOnly ? 1 : 0}\n${path}`;
-    const row = repeats.get(key);
-    if (row) {
-      row.requests = Math.min((row.requests ?? 1) + 1, INT_MAX);
-      row.bytesIn = count((row.bytesIn ?? 0) + count(entry.bytesIn));
-      row.bytesOut = count((row.bytesOut ?? 0) + count(entry.bytesOut));
-      if (at < (row.at as Date)) row.at = at;
-      if (endedAt > (row.endedAt as Date)) row.endedAt = endedAt;
-      return;
+    let joinable = repeats.get(key);
+    if (joinable) join(joinable, entry, atMs, endMs);
+    else {
+      const row: Row = {
+        visitId: entry.visitId,
+        deviceId: entry.deviceId,
+        kind: "http",
+        at: new Date(atMs),
+        endedAt: new Date(endMs),
+        method,
+        path,
+        status,
+        bytesIn: count(entry.bytesIn),
+        bytesOut: count(entry.bytesOut),
+        viewOnly: entry.viewOnly,
+        requests: 1,
+      };
+      joinable = { row, atMs, endMs };
+      repeats.set(key, joinable);
+      pending.push(row);
+      schedule();
     }
-    const fresh: Row = {
+    last = {
       visitId: entry.visitId,
-      deviceId: entry.deviceId,
-      kind: "http",
-      at,
-      endedAt,
-      method,
-      path,
-      status,
-      bytesIn: count(entry.bytesIn),
-      bytesOut: count(entry.bytesOut),
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
       viewOnly: entry.viewOnly,
-      requests: 1,
+      joinable,
     };
-    repeats.set(key, fresh);
-    pending.push(fresh);
-    schedule();
+  }
+
+  /** A repeat joins its row: its time stretched (Dates made when it is written), its bytes added. */
+  function join(joinable: Joinable, entry: HttpActivity, atMs: number, endMs: number): void {
+    const { row } = joinable;
+    row.requests = Math.min((row.requests ?? 1) + 1, INT_MAX);
+    row.bytesIn = count((row.bytesIn ?? 0) + count(entry.bytesIn));
+    row.bytesOut = count((row.bytesOut ?? 0) + count(entry.bytesOut));
+    if (atMs < joinable.atMs) joinable.atMs = atMs;
+    if (endMs > joinable.endMs) joinable.endMs = endMs;
   }
 
   function track<T>(p: Promise<T>): Promise<T> {

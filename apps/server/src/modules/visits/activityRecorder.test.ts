@@ -92,8 +92,8 @@ describe("the activity recorder", () => {
     const t0 = h.clock.now().getTime();
     const poll = (i: number, change: Partial<HttpActivity> = {}): HttpActivity => ({
       ...entry("/poll"),
-      at: new Date(t0 + i),
-      endedAt: new Date(t0 + i + 1),
+      atMs: t0 + i,
+      endedAtMs: t0 + i + 1,
       bytesIn: 100,
       bytesOut: 10,
       ...change,
@@ -106,7 +106,7 @@ describe("the activity recorder", () => {
     recorder.http(poll(202, { viewOnly: true }));
     recorder.http(poll(203, { visitId: second }));
     // Finished out of order: it arrived first, so the row starts with it.
-    recorder.http(poll(1, { endedAt: new Date(t0 + 400) }));
+    recorder.http(poll(1, { endedAtMs: t0 + 400 }));
     for (let i = 1; i <= 148; i++) recorder.http(poll(210 + i, { method: "get" }));
     expect(recorder.pending).toBe(5);
     await recorder.flush();

@@ -8,10 +8,10 @@
 export interface HttpActivity {
   visitId: string;
   deviceId: number;
-  /** When the request arrived (defaults to the clock's now). */
-  at?: Date;
-  /** When the answer ended (defaults to the clock's now). */
-  endedAt?: Date;
+  /** When the request arrived, in ms by the clock (defaults to its now). */
+  atMs?: number;
+  /** When the answer ended, in ms by the clock (defaults to its now). */
+  endedAtMs?: number;
   method: string;
   /** The request target as received; the recorder drops the query string and caps it. */
   path: string;

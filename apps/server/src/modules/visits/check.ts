@@ -25,7 +25,7 @@ export function checkHolds(session: VisitSession, clock: Clock): boolean {
   return (
     !session.ended &&
     Date.now() - session.checkedAtMs < FRESH_MS &&
-    (!session.rightEndsAt || session.rightEndsAt > clock.now())
+    (!session.rightEndsAt || session.rightEndsAt.getTime() > clock.ms())
   );
 }
 

@@ -36,7 +36,7 @@ export function createVisitRecheck(deps: {
         if (session.ended) continue;
         try {
           const busy = session.streams.size > 0 || session.sockets.size > 0;
-          if (!busy && now.getTime() - session.lastActive.getTime() > idleMs) {
+          if (!busy && now.getTime() - session.lastActiveAt > idleMs) {
             await end(session, "idle");
             continue;
           }

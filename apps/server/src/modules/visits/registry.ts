@@ -89,7 +89,7 @@ export function createVisitRegistry(deps: {
       bytesOut: visit.bytesOut,
       flushedIn: visit.bytesIn,
       flushedOut: visit.bytesOut,
-      lastActive: clock.now(),
+      lastActiveAt: clock.ms(),
       lastActiveMs: Date.now(),
       checkedAtMs: 0,
       rightEndsAt: null,
@@ -100,7 +100,7 @@ export function createVisitRegistry(deps: {
   }
 
   function touch(session: VisitSession): void {
-    session.lastActive = clock.now();
+    session.lastActiveAt = clock.ms();
     session.lastActiveMs = Date.now();
   }
 
@@ -142,7 +142,7 @@ export function createVisitRegistry(deps: {
           endedBy: by ?? null,
           bytesIn,
           bytesOut,
-          lastActiveAt: session.lastActive,
+          lastActiveAt: new Date(session.lastActiveAt),
           target: [...session.targets].join(", ") || session.target,
         })
         .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));
@@ -168,7 +168,7 @@ export function createVisitRegistry(deps: {
       .set({
         bytesIn,
         bytesOut,
-        lastActiveAt: session.lastActive,
+        lastActiveAt: new Date(session.lastActiveAt),
         target: [...session.targets].join(", ") || session.target,
       })
       .where(and(eq(visits.id, session.id), isNull(visits.endedAt)));

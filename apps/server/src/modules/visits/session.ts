@@ -40,13 +40,22 @@ export interface VisitSession {
   bytesOut: number;
   flushedIn: number;
   flushedOut: number;
-  /** Last traffic, by the clock (idle ending) and by the process timer (re-checks). */
-  lastActive: Date;
+  /**
+   * Last traffic, by the clock in ms (idle ending, the activity's times) and by the process
+   * timer (re-checks): numbers, since every relayed request sets them.
+   */
+  lastActiveAt: number;
   lastActiveMs: number;
   /** When the last rights check passed (process ms), and the right's own end. */
   checkedAtMs: number;
   rightEndsAt: Date | null;
   checking: Promise<void> | null;
+}
+
+/** What a leased stream's exchange is told: the device ended its side, or the stream closed. */
+export interface StreamWatcher {
+  end(): void;
+  close(): void;
 }
 
 /**
@@ -55,7 +64,7 @@ export interface VisitSession {
  * through the rights check), at most 256 at once; idle ones are closed after 30 s.
  *
  * Each stream gets its listeners once, when it opens, and the pool keeps one timer: taking a
- * stream and giving it back adds and removes nothing on it (a small request's path).
+ * stream and giving it back adds and removes no listener on it (a small request's path).
  */
 export class StreamPool {
   /** Idle streams, the most recently used last (taken first). */
@@ -63,6 +72,8 @@ export class StreamPool {
   /** When each idle stream went idle (performance.now()), the oldest first. */
   private readonly idleSince = new Map<TunnelStream, number>();
   private timer: NodeJS.Timeout | null = null;
+  /** Leased streams' exchanges, told of their stream's end and close. */
+  private readonly watchers = new Map<TunnelStream, StreamWatcher>();
   private leased = 0;
   private readonly waiting: Array<() => void> = [];
   private destroyed = false;
@@ -96,10 +107,18 @@ export class StreamPool {
       stream.once("end", () => {
         if (!stream.writableEnded) stream.end();
       });
-      // While idle: closed, ended or sent bytes nobody asked for (release), the stream goes.
-      const unasked = () => this.unasked(stream);
-      stream.on("close", unasked);
-      stream.on("end", unasked);
+      // Leased, its end and close are its exchange's (watch); idle, they (or bytes nobody asked
+      // for, release) take it out of the pool.
+      stream.on("close", () => {
+        const watcher = this.watchers.get(stream);
+        if (watcher) watcher.close();
+        else this.unasked(stream);
+      });
+      stream.on("end", () => {
+        const watcher = this.watchers.get(stream);
+        if (watcher) watcher.end();
+        else this.unasked(stream);
+      });
       return stream;
     } catch (error) {
       this.done();
@@ -107,8 +126,17 @@ export class StreamPool {
     }
   }
 
+  /**
+   * The leased stream's end and close go to `watcher` until it is released: the pool's own
+   * listeners tell it, so that an exchange adds and removes none.
+   */
+  watch(stream: TunnelStream, watcher: StreamWatcher): void {
+    this.watchers.set(stream, watcher);
+  }
+
   /** The exchange is over: `reusable` streams wait for the next one, others are closed. */
   release(stream: TunnelStream, reusable: boolean): void {
+    this.watchers.delete(stream);
     this.done();
     if (!reusable || this.destroyed || stream.destroyed || this.idle.length >= this.maxIdle) {
       if (!stream.destroyed) stream.destroy();

@@ -2,6 +2,7 @@ import http from "node:http";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { HW } from "@keyway/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../../../testing/until.ts";
 import { readFrontHead } from "./front.ts";
 import { type Remote, startRemote } from "./remoteTesting.ts";
 
@@ -95,10 +96,15 @@ class RawDevice {
   seen: string[] = [];
   /** Each request's head as bytes (latin1: one char a byte). */
   heads: string[] = [];
+  /** Connections the relay (through the agent) has closed. */
+  closes = 0;
   port = 0;
   private server: Server;
   constructor(answers: Record<string, string>) {
     this.server = createServer((conn) => {
+      conn.on("close", () => this.closes++);
+      // The relay resets a stream nobody reads any more.
+      conn.on("error", () => {});
       let held = "";
       conn.on("data", (data) => {
         held += data.toString("latin1");
@@ -193,6 +199,8 @@ let host: string;
 let cookie: string;
 let pathBase: string;
 
+/** More than the tunnel's windows and the sockets' buffers hold. */
+const BIG = 16 * 1024 * 1024;
 const CTL = "HTTP/1.1 200 OK\r\nX-Evil: a\x01b\r\nContent-Length: 2\r\n\r\nok";
 beforeAll(async () => {
   device = new RawDevice({
@@ -206,6 +214,7 @@ beforeAll(async () => {
     "/ctl": CTL,
     "/jar": "HTTP/1.1 200 OK\r\nSet-Cookie: hmi=1; Path=/\r\nContent-Length: 2\r\n\r\nok",
     "/slow": "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow",
+    "/big": `HTTP/1.1 200 OK\r\nContent-Length: ${BIG}\r\n\r\n${"b".repeat(BIG)}`,
     "/reason": "HTTP/1.1 200 OK\rSet-Cookie: kw_token=stolen\r\nContent-Length: 2\r\n\r\nok",
   });
   await device.listen();
@@ -396,6 +405,24 @@ describe("the front door", () => {
     } finally {
       server.keepAliveTimeout = keepAlive;
     }
+  });
+
+  it("stops a big answer when the browser leaves during it: that stream is closed, not pooled", async () => {
+    const client = await RawClient.open(r.port);
+    const asked = device.seen.length;
+    const closes = device.closes;
+    client.socket.write(`GET /big HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
+    // The answer has begun; the browser reads no further and goes (a reset, bytes unread).
+    await client.read((text) => text.includes("\r\n\r\n"));
+    client.socket.pause();
+    client.socket.destroy();
+    await until(async () => device.closes > closes, 10_000, "the relay to close that stream");
+    expect(device.seen.slice(asked)).toEqual(["GET /big HTTP/1.1"]);
+    // The visit goes on serving, on another stream.
+    const after = await RawClient.open(r.port);
+    after.socket.write(`GET /plain HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
+    expect(await after.read(answers(1))).toMatch(/\r\n\r\nhello$/);
+    after.socket.destroy();
   });
 
   it("gives the device the cookie it set, on the next request of the same connection (path mode)", async () => {

@@ -27,11 +27,21 @@ export interface FrontRequest extends BrowserRequest {
 }
 
 /**
- * The quick way: serves the request (true), calling `done` once its answer has gone out
- * (`keep`: the connection may carry another request), or declines it (false) having touched
- * nothing.
+ * The front door's side of one connection while the quick way serves on it: one object for
+ * the connection's life, so that an exchange adds no listener to the socket.
  */
-export type FrontServe = (request: FrontRequest, done: (keep: boolean) => void) => boolean;
+export interface FrontConnection {
+  /** The answer has gone out (`keep`: the connection may carry another request). */
+  done(keep: boolean): void;
+  /** Called once if the connection closes during the exchange (set by the exchange, or null). */
+  gone: (() => void) | null;
+}
+
+/**
+ * The quick way: serves the request (true), calling `connection.done` once its answer has
+ * gone out, or declines it (false) having touched nothing.
+ */
+export type FrontServe = (request: FrontRequest, connection: FrontConnection) => boolean;
 
 /** The largest head the front door reads itself; a larger one is Node's. */
 const MAX_HEAD = 16 * 1024;
@@ -157,10 +167,18 @@ function trimSpace(value: string): string {
 }
 
 /** A connection the front door holds. */
-interface Held {
+interface Held extends FrontConnection {
   socket: Socket;
   serving: boolean;
+  /** When its last answer went out (or it opened), by performance.now(). */
+  idleSince: number;
 }
+
+/**
+ * How often idle connections are looked at: one timer for the server, not one per socket
+ * restarted on every read and write (which cost the relay about a microsecond a request).
+ */
+const SWEEP_MS = 1000;
 
 /**
  * Puts the front door before Node's HTTP server on `server`: its connection listener is
@@ -186,8 +204,17 @@ export function attachFront(server: Server, serve: FrontServe): void {
     for (const one of [...held]) one.socket.destroy();
     closeAll();
   };
+  // Waited out the keep-alive time, as Node would: a connection that waits for a request
+  // that long closes (within SWEEP_MS more); one in an exchange stays, however slow.
+  const sweeper = setInterval(() => {
+    const now = performance.now();
+    for (const one of held)
+      if (!one.serving && now - one.idleSince >= server.keepAliveTimeout) one.socket.destroy();
+  }, SWEEP_MS);
+  sweeper.unref();
   server.on("close", () => {
     closing = true;
+    clearInterval(sweeper);
   });
 
   server.on("connection", (socket: Socket) => {
@@ -203,21 +230,27 @@ export function attachFront(server: Server, serve: FrontServe): void {
     const forget = () => {
       held.delete(conn);
       socket.off("data", onData);
-      socket.off("timeout", onTimeout);
       socket.off("error", onError);
-      socket.off("close", forget);
-      socket.setTimeout(0);
+      socket.off("close", onClose);
     };
+    let closeAfter = false;
     /** `serving`: an exchange is under way; the next request waits for its end. */
-    const conn: Held = { socket, serving: false };
-    const done = (keep: boolean) => {
-      conn.serving = false;
-      if (!keep || closing || socket.destroyed) {
-        forget();
-        socket.end();
-        return;
-      }
-      if (socket.isPaused()) socket.resume();
+    const conn: Held = {
+      socket,
+      serving: false,
+      idleSince: performance.now(),
+      gone: null,
+      done: (keep: boolean) => {
+        conn.serving = false;
+        conn.gone = null;
+        conn.idleSince = performance.now();
+        if (!keep || closeAfter || closing || socket.destroyed) {
+          forget();
+          socket.end();
+          return;
+        }
+        if (socket.isPaused()) socket.resume();
+      },
     };
     let last: FrontRequest | null = null;
     const onData = (bytes: Buffer) => {
@@ -232,23 +265,22 @@ export function attachFront(server: Server, serve: FrontServe): void {
       if (!request) return toNode(bytes);
       last = request;
       conn.serving = true;
-      if (serve(request, (keep) => done(keep && !request.close))) return;
+      closeAfter = request.close;
+      if (serve(request, conn)) return;
       conn.serving = false;
       toNode(bytes);
     };
-    // Waited out the keep-alive time, as Node would. The timer stays set through an exchange
-    // (no setting it per request): every read and write restarts it, and it closes only a
-    // connection that waits for a request.
-    const onTimeout = () => {
-      if (!conn.serving) socket.destroy();
-    };
     // Errors while the front door holds the socket (a reset): it closes; Node's when Node has it.
     const onError = () => {};
+    const onClose = () => {
+      forget();
+      const gone = conn.gone;
+      conn.gone = null;
+      gone?.();
+    };
     held.add(conn);
-    socket.setTimeout(server.keepAliveTimeout);
     socket.on("data", onData);
-    socket.on("timeout", onTimeout);
     socket.on("error", onError);
-    socket.on("close", forget);
+    socket.on("close", onClose);
   });
 }

@@ -4,7 +4,7 @@ import type { AppError } from "../../../http/envelope.ts";
 import { forwardHttp } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
 import { type AnswerHead, type AnswerMemo, AnswerReader } from "./answer.ts";
-import type { FrontRequest } from "./front.ts";
+import type { FrontConnection, FrontRequest } from "./front.ts";
 import type { BrowserRequest, RelayHeaders } from "./headers.ts";
 import { clearHeaders } from "./refusals.ts";
 import { type Route, TICKET_PARAM, VISIT_COOKIE } from "./route.ts";
@@ -55,13 +55,13 @@ export function createHttpRelay(deps: {
     session: VisitSession,
     request: BrowserRequest,
     r: Route,
-    at: Date,
+    at: number,
     answer: { status: number; bytesIn: number; bytesOut: number },
   ) {
     visits.activity.http({
       visitId: session.id,
       deviceId: session.deviceId,
-      at,
+      atMs: at,
       method: request.method ?? "GET",
       path: r.path,
       viewOnly: session.viewOnly,
@@ -118,13 +118,18 @@ export function createHttpRelay(deps: {
    * ticket's first open, another node's visit, a changing method — for Node's parser and
    * relayHttp to take.
    */
-  function serveFront(request: FrontRequest, done: (keep: boolean) => void): boolean {
+  function serveFront(request: FrontRequest, connection: FrontConnection): boolean {
     if (!SAFE_METHODS.has(request.method)) return false;
     const r = route(request);
     if (!r || carriesTicket(r) || needsSlash(r)) return false;
     const quick = quickSession(request, r);
     if (!quick && !visits.openHere(r.id)) return false;
-    const sink = new SocketSink(request.socket, request.close, request.keepAliveSeconds, done);
+    const sink = new SocketSink(
+      request.socket,
+      request.close,
+      request.keepAliveSeconds,
+      connection,
+    );
     if (quick) take(request, sink, quick, r, null);
     else void admitFront(request, sink, r);
     return true;
@@ -202,7 +207,7 @@ export function createHttpRelay(deps: {
       visits.touch(session);
       request.resume();
       refuseViewOnly(response, request);
-      report(session, request, r, session.lastActive, { status: 403, bytesIn: 0, bytesOut: 0 });
+      report(session, request, r, session.lastActiveAt, { status: 403, bytesIn: 0, bytesOut: 0 });
       return;
     }
     take(request, new ResponseSink(request, response, refuse), session, r, request);
@@ -217,7 +222,7 @@ export function createHttpRelay(deps: {
     body: IncomingMessage | null,
   ) {
     visits.touch(session);
-    const at = session.lastActive;
+    const at = session.lastActiveAt;
     const stream = visits.agentOf(session).leaseNow();
     if (stream) exchange(request, sink, session, r, at, stream, body);
     else void leaseAndExchange(request, sink, session, r, at, body);
@@ -229,7 +234,7 @@ export function createHttpRelay(deps: {
     sink: AnswerSink,
     session: VisitSession,
     r: Route,
-    at: Date,
+    at: number,
     body: IncomingMessage | null,
   ) {
     let stream: TunnelStream;
@@ -305,7 +310,7 @@ export function createHttpRelay(deps: {
     sink: AnswerSink,
     session: VisitSession,
     r: Route,
-    at: Date,
+    at: number,
     stream: TunnelStream,
     body: IncomingMessage | null,
   ) {
@@ -341,9 +346,7 @@ export function createHttpRelay(deps: {
         bytesIn: stream.bytesIn - bytesIn,
         bytesOut: stream.bytesOut - bytesOut,
       });
-      // The stream's reader is the pool's from here (release).
-      stream.off("end", onEnd);
-      stream.off("close", onClose);
+      // The stream's reader, end and close are the pool's from here (release).
       sink.unwatch(onSinkDrain, onSinkGone);
       if (body) {
         stream.off("drain", onStreamDrain);
@@ -393,8 +396,7 @@ export function createHttpRelay(deps: {
     // The browser went away (or the visit was cut): the device's answer is no longer wanted.
     const onSinkGone = () => settle(false);
     stream.setReader(onData);
-    stream.on("end", onEnd);
-    stream.on("close", onClose);
+    pool.watch(stream, { end: onEnd, close: onClose });
     sink.watch(onSinkDrain, onSinkGone);
 
     // The request: its head, then its body with backpressure.

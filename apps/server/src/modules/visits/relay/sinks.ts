@@ -2,6 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:ht
 import type { Socket } from "node:net";
 import { AppError } from "../../../http/envelope.ts";
 import type { AnswerHead } from "./answer.ts";
+import type { FrontConnection } from "./front.ts";
 import { clearHeaders, refusalPage } from "./refusals.ts";
 
 /**
@@ -154,13 +155,17 @@ export class SocketSink implements AnswerSink {
   private pending = "";
   private started = false;
   private chunked = false;
+  /** The exchange's resume, and the one 'drain' listener while the socket is full. */
+  private drained: (() => void) | null = null;
+  private waitingDrain: (() => void) | null = null;
+  private onGone: (() => void) | null = null;
 
   constructor(
     private readonly socket: Socket,
     private readonly close: boolean,
     private readonly keepAliveSeconds: number,
-    /** Called once the answer is out (`keep`: the connection may serve again) or failed. */
-    private readonly done: (keep: boolean) => void,
+    /** Told once the answer is out (`keep`: the connection may serve again) or failed. */
+    private readonly connection: FrontConnection,
   ) {}
 
   get gone(): boolean {
@@ -194,6 +199,14 @@ export class SocketSink implements AnswerSink {
     this.flushHead();
     const more = this.writePiece(piece);
     socket.uncork();
+    // Full: the exchange waits for the socket's drain (listened to only now, not per answer).
+    if (!more && !this.waitingDrain) {
+      this.waitingDrain = () => {
+        this.waitingDrain = null;
+        this.drained?.();
+      };
+      socket.once("drain", this.waitingDrain);
+    }
     return more;
   }
 
@@ -209,7 +222,7 @@ export class SocketSink implements AnswerSink {
       this.pending = "";
       this.started = true;
       socket.write(out);
-      this.done(true);
+      this.connection.done(true);
       return;
     }
     socket.cork();
@@ -217,13 +230,13 @@ export class SocketSink implements AnswerSink {
     if (last?.byteLength) this.writePiece(last);
     if (this.chunked) socket.write("0\r\n\r\n", "latin1");
     socket.uncork();
-    this.done(true);
+    this.connection.done(true);
   }
 
   fail(error?: AppError): void {
     if (this.started) {
       this.socket.destroy();
-      this.done(false);
+      this.connection.done(false);
       return;
     }
     const page = refusalPage(error ?? unreachable());
@@ -236,17 +249,22 @@ export class SocketSink implements AnswerSink {
     this.socket.write(text, "latin1");
     this.socket.write(html);
     this.socket.uncork();
-    this.done(false);
+    this.connection.done(false);
   }
 
   watch(drained: () => void, gone: () => void): void {
-    this.socket.on("drain", drained);
-    this.socket.on("close", gone);
+    this.drained = drained;
+    this.onGone = gone;
+    // The front door holds the socket's one 'close' listener and tells the exchange.
+    this.connection.gone = gone;
   }
 
-  unwatch(drained: () => void, gone: () => void): void {
-    this.socket.off("drain", drained);
-    this.socket.off("close", gone);
+  unwatch(): void {
+    this.drained = null;
+    if (this.connection.gone === this.onGone) this.connection.gone = null;
+    this.onGone = null;
+    if (this.waitingDrain) this.socket.off("drain", this.waitingDrain);
+    this.waitingDrain = null;
   }
 
   private flushHead(): void {
