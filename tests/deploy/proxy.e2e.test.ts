@@ -440,7 +440,7 @@ describe("Keyway behind nginx on two server processes", { timeout: 300_000 }, ()
     }
     await until(
       async () => (await alarmContents(prefix)).size === sent.length,
-      "the alarms sent meanwhile",
+      () => `the alarms sent meanwhile\n${nodeLogs()}`,
       60_000,
     );
     // Once each, also a while later (nothing arriving late from the dead node's session).
