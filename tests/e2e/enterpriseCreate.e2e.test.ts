@@ -3,7 +3,7 @@ import { API, pathOf } from "@keyway/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS } from "../../apps/server/src/seed.ts";
-import { startPlatform, tid } from "./browser.ts";
+import { answerOf, startPlatform, tid, waitForFocus, waitToSee } from "./browser.ts";
 
 /**
  * A user creates an enterprise of their own from the web (issue 17 "ent"): it is selected
@@ -224,10 +224,14 @@ describe("a user creates an enterprise", () => {
       await page.goto(platform.url("/project?type=1&language=cn&tv=0"));
       await page.click(tid("ent-create-open"));
       await page.locator(tid("ent-create-quota")).waitFor();
+      // The name field takes the focus once the dialog has opened: filled before, the text
+      // could be lost to it.
+      await waitForFocus(page, "ent-create-name");
       await page.fill(tid("ent-create-name"), "华东自动化");
-      await page.click(tid("ent-create-submit"));
-      // The creation answers after a transaction; a full parallel run can make that slow.
-      await page.locator(tid("ent-created")).waitFor({ timeout: 45_000 });
+      // The creation answers after a transaction; a full parallel run can make that slow. Its
+      // answer first (once, at load ~7, nothing showed within 45 s), then the screen.
+      expect(await answerOf(page, "ent-create-submit", API.enterprises.createOwn)).toBe(0);
+      await waitToSee(page.locator(tid("ent-created")), 45_000);
       expect(await page.textContent(tid("ent-created"))).toContain("华东自动化 已创建");
       await settle(page);
       await page.screenshot({ path: `${SHOTS}/created-1440-cn.png` });

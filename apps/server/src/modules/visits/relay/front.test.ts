@@ -407,6 +407,23 @@ describe("the front door", () => {
     }
   });
 
+  it("keeps an idle connection when the keep-alive time is 0 (no limit, as in Node)", async () => {
+    const server = r.h.app.server;
+    const keepAlive = server.keepAliveTimeout;
+    server.keepAliveTimeout = 0;
+    try {
+      const client = await RawClient.open(r.port);
+      client.socket.write(`GET /plain HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
+      expect(await client.read(answers(1))).toMatch(/\r\n\r\nhello$/);
+      // Past the front door's sweep (once a second): still open.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(client.closed).toBe(false);
+      client.socket.destroy();
+    } finally {
+      server.keepAliveTimeout = keepAlive;
+    }
+  });
+
   it("stops a big answer when the browser leaves during it: that stream is closed, not pooled", async () => {
     const client = await RawClient.open(r.port);
     const asked = device.seen.length;

@@ -205,11 +205,14 @@ export function attachFront(server: Server, serve: FrontServe): void {
     closeAll();
   };
   // Waited out the keep-alive time, as Node would: a connection that waits for a request
-  // that long closes (within SWEEP_MS more); one in an exchange stays, however slow.
+  // that long closes (within SWEEP_MS more); one in an exchange stays, however slow. A time
+  // of 0 keeps them, as it does in Node.
   const sweeper = setInterval(() => {
+    const keepAlive = server.keepAliveTimeout;
+    if (!(keepAlive > 0)) return;
     const now = performance.now();
     for (const one of held)
-      if (!one.serving && now - one.idleSince >= server.keepAliveTimeout) one.socket.destroy();
+      if (!one.serving && now - one.idleSince >= keepAlive) one.socket.destroy();
   }, SWEEP_MS);
   sweeper.unref();
   server.on("close", () => {
