@@ -389,12 +389,21 @@ describe("the front door", () => {
     client.socket.destroy();
   });
 
-  it("keeps a connection through an answer slower than the keep-alive time, and closes it once idle that long", async () => {
+  /** Runs `test` with the server's keep-alive time set to `ms`, then puts it back. */
+  async function withKeepAlive(ms: number, test: () => Promise<void>) {
     const server = r.h.app.server;
     const keepAlive = server.keepAliveTimeout;
-    // The device's /slow answer (300 ms) outlasts it.
-    server.keepAliveTimeout = 150;
+    server.keepAliveTimeout = ms;
     try {
+      await test();
+    } finally {
+      server.keepAliveTimeout = keepAlive;
+    }
+  }
+
+  it("keeps a connection through an answer slower than the keep-alive time, and closes it once idle that long", async () => {
+    // The device's /slow answer (300 ms) outlasts it.
+    await withKeepAlive(150, async () => {
       const client = await RawClient.open(r.port);
       client.socket.write(`GET /slow HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
       expect(await client.read(answers(1))).toMatch(/\r\n\r\nslow$/);
@@ -402,16 +411,11 @@ describe("the front door", () => {
       // Idle now: closed as Node closes a kept-alive connection nobody uses.
       await client.read(() => false);
       expect(client.closed).toBe(true);
-    } finally {
-      server.keepAliveTimeout = keepAlive;
-    }
+    });
   });
 
   it("keeps an idle connection when the keep-alive time is 0 (no limit, as in Node)", async () => {
-    const server = r.h.app.server;
-    const keepAlive = server.keepAliveTimeout;
-    server.keepAliveTimeout = 0;
-    try {
+    await withKeepAlive(0, async () => {
       const client = await RawClient.open(r.port);
       client.socket.write(`GET /plain HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
       expect(await client.read(answers(1))).toMatch(/\r\n\r\nhello$/);
@@ -419,9 +423,7 @@ describe("the front door", () => {
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(client.closed).toBe(false);
       client.socket.destroy();
-    } finally {
-      server.keepAliveTimeout = keepAlive;
-    }
+    });
   });
 
   it("stops a big answer when the browser leaves during it: that stream is closed, not pooled", async () => {
