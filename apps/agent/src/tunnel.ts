@@ -12,6 +12,7 @@ import {
   type TunnelTarget,
 } from "@keyway/protocol";
 import type { TunnelStream } from "@keyway/protocol/mux";
+import { readDirect } from "@keyway/protocol/socket-reads";
 import { type TunnelSocketLink, tunnelOverSocket } from "@keyway/protocol/tunnel-socket";
 import { backoffDelay } from "./backoff.ts";
 
@@ -336,7 +337,11 @@ export class TunnelClient {
       local = `${(socket.localAddress ?? "").replace(/^::ffff:/, "")} ${socket.localPort}`;
       this.carried.add(local);
       stream.accept();
-      socket.pipe(stream);
+      // The target's bytes straight from its reads; a full stream stops reading until 'drain'.
+      if (readDirect(socket, (bytes) => stream.write(bytes), true)) {
+        stream.on("drain", () => socket.resume());
+        socket.on("end", () => stream.end());
+      } else socket.pipe(stream);
       stream.pipe(socket);
     });
     socket.on("error", (error) => {

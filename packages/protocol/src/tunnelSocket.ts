@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { TunnelMux, type TunnelMuxOptions } from "./mux.ts";
+import { readDirect } from "./socketReads.ts";
 import { TUNNEL_FRAME, TUNNEL_MAX_DATA } from "./tunnel.ts";
 
 /**
@@ -282,7 +283,8 @@ export function tunnelOverSocket(
     }
   }
 
-  socket.on("data", onData);
+  // Straight from the socket's reads, each in a buffer of its own: payloads go on as views.
+  if (!readDirect(socket, onData, true)) socket.on("data", onData);
   socket.on("error", () => {});
   socket.on("end", () => {
     // The peer is done: a link is never half-open.

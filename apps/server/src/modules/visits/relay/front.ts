@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
+import { ownBytes, readDirect, readToStream } from "@keyway/protocol/socket-reads";
 import type { BrowserRequest } from "./headers.ts";
 
 /**
@@ -225,14 +226,19 @@ export function attachFront(server: Server, serve: FrontServe): void {
       for (const listener of nodeListeners) listener.call(server, socket);
       return;
     }
+    /** Reads go to `onBytes` as borrowed bytes (false: as 'data' events, this Node's way). */
+    let direct = false;
+    /** What the browser sent during an exchange, kept for after it (reading stopped meanwhile). */
+    let waiting: Buffer | null = null;
     const toNode = (bytes: Buffer | null) => {
       forget();
-      if (bytes) socket.unshift(bytes);
+      if (direct) readToStream(socket);
+      if (bytes) socket.unshift(direct ? ownBytes(bytes) : bytes);
       for (const listener of nodeListeners) listener.call(server, socket);
     };
     const forget = () => {
       held.delete(conn);
-      socket.off("data", onData);
+      if (!direct) socket.off("data", onBytes);
       socket.off("error", onError);
       socket.off("close", onClose);
     };
@@ -252,26 +258,43 @@ export function attachFront(server: Server, serve: FrontServe): void {
           socket.end();
           return;
         }
-        if (socket.isPaused()) socket.resume();
+        if (waiting) process.nextTick(readWaiting);
+        else if (socket.isPaused()) socket.resume();
       },
     };
+    /** The bytes sent during the last exchange, read as if just read; then reading goes on. */
+    const readWaiting = () => {
+      const bytes = waiting;
+      waiting = null;
+      if (!bytes || socket.destroyed || !held.has(conn)) return;
+      onBytes(bytes);
+      if (held.has(conn) && !waiting) socket.resume();
+    };
     let last: FrontRequest | null = null;
-    const onData = (bytes: Buffer) => {
+    const onBytes = (bytes: Buffer): boolean => {
       if (conn.serving) {
-        // One exchange at a time: what the browser sends meanwhile waits in the socket.
+        // One exchange at a time: what the browser sends meanwhile waits, and reading stops.
+        if (direct) {
+          waiting = ownBytes(bytes);
+          return false;
+        }
         socket.pause();
         socket.unshift(bytes);
-        return;
+        return true;
       }
       const keepAlive = Math.floor(server.keepAliveTimeout / 1000);
       const request = readFrontHead(bytes, socket, keepAlive, last);
-      if (!request) return toNode(bytes);
+      if (!request) {
+        toNode(bytes);
+        return true;
+      }
       last = request;
       conn.serving = true;
       closeAfter = request.close;
-      if (serve(request, conn)) return;
+      if (serve(request, conn)) return true;
       conn.serving = false;
       toNode(bytes);
+      return true;
     };
     // Errors while the front door holds the socket (a reset): it closes; Node's when Node has it.
     const onError = () => {};
@@ -282,7 +305,8 @@ export function attachFront(server: Server, serve: FrontServe): void {
       gone?.();
     };
     held.add(conn);
-    socket.on("data", onData);
+    direct = readDirect(socket, onBytes, false);
+    if (!direct) socket.on("data", onBytes);
     socket.on("error", onError);
     socket.on("close", onClose);
   });
