@@ -342,7 +342,12 @@ export class TunnelClient {
         stream.on("drain", () => socket.resume());
         socket.on("end", () => stream.end());
       } else socket.pipe(stream);
-      stream.pipe(socket);
+      // The cloud's bytes straight to the target; a full target pauses the stream until 'drain'.
+      stream.setReader((bytes) => {
+        if (!socket.destroyed && !socket.write(bytes)) stream.pause();
+      });
+      socket.on("drain", () => stream.resume());
+      stream.on("end", () => socket.end());
     });
     socket.on("error", (error) => {
       clearTimeout(timer);

@@ -44,10 +44,13 @@ function hooksOf(socket: Duplex): Hooks | null {
 type Handle = { useUserBuffer?: (buffer: Uint8Array) => void };
 type Hooked = Duplex & Record<symbol, unknown>;
 
-/** A read's bytes in a buffer of their own, exactly their size, as Node's own reads are. */
-export function ownBytes(bytes: Buffer): Buffer {
-  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
-  bytes.copy(own);
+/**
+ * A read's bytes (the first `length`) in a buffer of their own, exactly their size, as
+ * Node's own reads are.
+ */
+export function ownBytes(bytes: Buffer, length = bytes.byteLength): Buffer {
+  const own = Buffer.allocUnsafeSlow(length);
+  bytes.copy(own, 0, 0, length);
   return own;
 }
 
@@ -68,7 +71,7 @@ export function readDirect(socket: Duplex, reader: SocketReader, kept: boolean):
   s[h.buffer] = shared;
   s[h.generator] = null;
   s[h.callback] = kept
-    ? (n: number, into: Buffer) => reader(ownBytes(into.subarray(0, n)))
+    ? (n: number, into: Buffer) => reader(ownBytes(into, n))
     : (n: number, into: Buffer) => reader(into.subarray(0, n));
   // Once per socket: the handle's reads go to the shared buffer (a second call would stack
   // another listener on the handle for nothing).
@@ -83,6 +86,5 @@ export function readDirect(socket: Duplex, reader: SocketReader, kept: boolean):
 export function readToStream(socket: Duplex): void {
   const h = hooksOf(socket);
   if (!h) return;
-  (socket as Hooked)[h.callback] = (n: number, into: Buffer) =>
-    socket.push(ownBytes(into.subarray(0, n)));
+  (socket as Hooked)[h.callback] = (n: number, into: Buffer) => socket.push(ownBytes(into, n));
 }
