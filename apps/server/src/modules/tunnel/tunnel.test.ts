@@ -6,6 +6,7 @@ import type { LookupFunction } from "node:net";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { TUNNEL_MAX_WINDOW } from "@keyway/protocol";
 import { HW } from "@keyway/shared";
@@ -59,6 +60,8 @@ class TargetWeb {
   lastHeaders: http.IncomingHttpHeaders = {};
   waiting: Array<() => void> = [];
   maxWaiting = 0;
+  /** Lets a held upload (`/upload?hold=1`) be read. */
+  releaseUpload: () => void = () => {};
   private readonly wss = new WebSocketServer({ noServer: true });
 
   constructor() {
@@ -86,6 +89,11 @@ class TargetWeb {
     } else if (url.pathname === "/redirect") {
       res.writeHead(302, { location: `http://127.0.0.1:${this.port}/landing` }).end();
     } else if (url.pathname === "/upload") {
+      // ?hold=1: the device reads nothing until released (`releaseUpload`).
+      if (url.searchParams.get("hold")) {
+        req.pause();
+        this.releaseUpload = () => req.resume();
+      }
       const hash = createHash("sha256");
       let bytes = 0;
       req.on("data", (chunk: Buffer) => {
@@ -497,6 +505,66 @@ describe("the relay", () => {
       bytes: body.length,
       sha256: createHash("sha256").update(body).digest("hex"),
     });
+  });
+
+  it("carries a 64 MB upload to a device that stops reading, without holding it in memory", async () => {
+    const total = 64 * MiB;
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < chunk.length; i++) chunk[i] = i % 253;
+    const hash = createHash("sha256");
+    let pulled = 0;
+    // The browser's body, made as it is taken: `pulled` is what left the browser so far.
+    const body = new Readable({
+      read() {
+        if (pulled >= total) return void this.push(null);
+        pulled += chunk.length;
+        hash.update(chunk);
+        this.push(chunk);
+      },
+    });
+    const before = process.memoryUsage().arrayBuffers;
+    let stalled = 0;
+    let heldBytes = 0;
+    const answer = new Promise<Answer>((done, fail) => {
+      const req = http.request(
+        `${origin}/upload?hold=1`,
+        { method: "POST", lookup, headers: { cookie, "content-length": total } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            done({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+            }),
+          );
+        },
+      );
+      req.on("error", fail);
+      body.pipe(req);
+    });
+    // The device reads nothing: the agent holds the stream back, the windows fill, the browser stops.
+    await until(
+      async () => {
+        const was = pulled;
+        await new Promise((r) => setTimeout(r, 300));
+        return was > 0 && pulled === was;
+      },
+      20_000,
+      "the upload to stall",
+    );
+    stalled = pulled;
+    heldBytes = process.memoryUsage().arrayBuffers - before;
+    web.releaseUpload();
+    const done = await answer;
+    expect(JSON.parse(done.body.toString())).toEqual({
+      bytes: total,
+      sha256: hash.digest("hex"),
+    });
+    // What left the browser while the device read nothing: the windows and the sockets' buffers.
+    expect(stalled).toBeLessThan(32 * MiB);
+    expect(heldBytes).toBeLessThan(24 * MiB);
   });
 
   it("carries a 100 MB download to a slow reader without holding it in memory", async () => {
