@@ -62,8 +62,8 @@ export function ownBytes(bytes: Buffer, length = bytes.byteLength): Buffer {
 export function readDirect(socket: Duplex, reader: SocketReader, kept: boolean): boolean {
   const handle = (socket as unknown as { _handle?: Handle | null })._handle;
   const h = hooksOf(socket);
-  // Bytes already in the socket's stream come first, as 'data' events: this one stays there.
   if (!h || typeof handle?.useUserBuffer !== "function" || socket.destroyed) return false;
+  // Bytes already in the socket's stream come first, as 'data' events: this one stays there.
   if (socket.readableLength > 0) return false;
   shared ??= Buffer.allocUnsafeSlow(READ_SIZE);
   const s = socket as Hooked;
