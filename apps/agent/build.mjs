@@ -42,6 +42,26 @@ const protocolWithoutSideEffects = {
   },
 };
 
+/**
+ * What mqtt.js brings for browsers and options the agent never sets, left out (decision 221):
+ * - `readable-stream`, a copy of Node's streams for browsers (two of them: mqtt.js's and bl's),
+ *   is Node's own `stream`; mqtt.js and bl use its Duplex, Readable, Transform and Writable;
+ * - `socks` (and ip-address, smart-buffer), for mqtt.js's `socksProxy` option and its
+ *   MQTTJS_SOCKS_PROXY variable: the agent dials its server directly, on both links;
+ * - `worker-timers`, Web Worker timers that mqtt.js takes only in a browser.
+ * The two stubs throw, saying so, if ever reached. Each was measured in the idle agent's RSS.
+ */
+const leanDependencies = {
+  name: "lean-dependencies",
+  setup(build) {
+    build.onResolve({ filter: /^readable-stream$/ }, () => ({ path: "stream", external: true }));
+    for (const name of ["socks", "worker-timers"]) {
+      const stub = path.join(app, `stubs/${name}.cjs`);
+      build.onResolve({ filter: new RegExp(`^${name}$`) }, () => ({ path: stub }));
+    }
+  },
+};
+
 /** esbuild's options for the bundle, written to memory (`write: false`). */
 const options = (outfile) => ({
   absWorkingDir: root,
@@ -56,7 +76,7 @@ const options = (outfile) => ({
     js: 'import { createRequire as __kwCreateRequire } from "node:module";\nconst require = __kwCreateRequire(import.meta.url);',
   },
   external: ["bufferutil", "utf-8-validate"],
-  plugins: [protocolWithoutSideEffects],
+  plugins: [protocolWithoutSideEffects, leanDependencies],
   // Without comments and blanks the source V8 keeps in memory is a third smaller, and all
   // ASCII (a single non-Latin-1 character in a comment makes V8 store the whole text at two
   // bytes a character). Names are kept, so stack traces stay readable without a source map.

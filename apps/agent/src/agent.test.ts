@@ -1,24 +1,29 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { alarms } from "../../server/src/modules/alarms/schema.ts";
 import { devices } from "../../server/src/modules/devices/schema.ts";
 import { seedDemo } from "../../server/src/seed.ts";
 import { createHarness, type Harness } from "../../server/src/testing/harness.ts";
+import { AGENT_BUNDLE, buildAgent } from "../build.mjs";
 import {
   type AgentProcess as Agent,
   CloudLink,
   kill9,
+  ROOT,
   spawnSimulatedDevice,
   hmiStatus as status,
   until as untilOf,
 } from "./testing.ts";
 
 /**
- * End to end: the real server (on a fresh database) and the real agent CLI as a child
- * process, talking through a TCP proxy the test can cut to play "the cloud is down".
+ * End to end: the real server (on a fresh database) and the real agent as a device runs it (its
+ * bundle, built here from the current sources, with keyway-agent.service's flag) in a child
+ * process, talking through a TCP proxy the test can cut to play "the cloud is down". The
+ * bundle has Node's streams in place of mqtt.js's own copy (build.mjs, decision 221): these
+ * are its MQTT session, commands and QoS 1 alarms.
  */
 
 let h: Harness;
@@ -34,6 +39,9 @@ async function startAgent(): Promise<Agent> {
     device,
     dataDir,
     extra: ["--backoff-max", "2"],
+    command: [process.execPath, "--max-semi-space-size=8", relative(ROOT, AGENT_BUNDLE)],
+    // The device's zone, which its alarms carry (read from the zone files, not from Intl).
+    env: { TZ: "Asia/Shanghai" },
   });
   agents.push(agent);
   return agent;
@@ -64,6 +72,7 @@ const isOnline = async () => (await deviceRow()).online;
 const isOffline = async () => !(await deviceRow()).online;
 
 beforeAll(async () => {
+  await buildAgent();
   h = await createHarness();
   await seedDemo(h.app.services.accounts);
   const operator = await h.login("operator@keyway.local", "operator123");
@@ -148,6 +157,7 @@ describe("keyway-agent against the real server", { timeout: 240_000 }, () => {
     const rows = await alarmRows(content);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ type: "raise", variable: "Tank1.Level", level: 3 });
+    expect(rows[0].timeZone).toBe("Asia/Shanghai");
     expect(rows[0].deviceId).toBe((await deviceRow()).id);
     await kill9(agent);
     await until(isOffline);

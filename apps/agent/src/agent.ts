@@ -15,6 +15,7 @@ import {
 import mqtt, { type MqttClient } from "mqtt";
 import { backoffDelay } from "./backoff.ts";
 import { DurableQueue } from "./queue.ts";
+import { hostTimeZone } from "./timeZone.ts";
 
 export type ConnectionState = "stopped" | "connecting" | "online" | "offline";
 
@@ -89,7 +90,7 @@ export class Agent {
   private locationWay: DeviceLocationWay = "gps";
   private lastError: string | undefined;
   private lastCommand: CommandPayload | undefined;
-  private readonly timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  private readonly timeZone = hostTimeZone();
   /** Why the current connection went away, so the flush loop stops waiting on it. */
   private readonly lostSignals = new WeakMap<MqttClient, Promise<never>>();
 

@@ -15,4 +15,18 @@ describe("the agent's bundle", () => {
     expect(inputs.filter((file) => file.startsWith("node_modules/zod/v4/classic/"))).toEqual([]);
     expect(inputs.filter((file) => file.includes("/@bufbuild/"))).toEqual([]);
   });
+
+  it("leaves out mqtt.js's copy of Node's streams, its SOCKS client and its browser timers", async () => {
+    const inputs = await bundledInputs();
+    // mqtt.js itself and its packet parser are in it...
+    expect(inputs.some((file) => file.startsWith("node_modules/mqtt/build/lib/"))).toBe(true);
+    expect(inputs.some((file) => file.startsWith("node_modules/mqtt-packet/"))).toBe(true);
+    // ...with Node's own streams (no readable-stream, in any folder) and the two stubs.
+    expect(
+      inputs.filter((file) => /\/(readable-stream|socks|ip-address|smart-buffer)\//.test(file)),
+    ).toEqual([]);
+    expect(inputs.filter((file) => /^node_modules\/(.*\/)?worker-timers/.test(file))).toEqual([]);
+    expect(inputs).toContain("apps/agent/stubs/socks.cjs");
+    expect(inputs).toContain("apps/agent/stubs/worker-timers.cjs");
+  });
 });

@@ -130,12 +130,13 @@ export async function spawnSimulatedDevice(options: {
   dataDir: string;
   extra?: string[];
   command?: string[];
+  env?: NodeJS.ProcessEnv;
 }): Promise<AgentProcess> {
   const httpPort = await freePort();
   const args = ["run", "--server", options.server, "--code", options.device.machineCode];
   args.push("--data-dir", options.dataDir);
   args.push("--simulate", "--http-port", String(httpPort), ...(options.extra ?? []));
-  const env = { ...process.env, KEYWAY_AGENT_SECRET: options.device.deviceSecret };
+  const env = { ...process.env, ...options.env, KEYWAY_AGENT_SECRET: options.device.deviceSecret };
   return spawnAgent(args, { command: options.command, httpPort, env });
 }
 
