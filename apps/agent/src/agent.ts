@@ -276,6 +276,9 @@ export class Agent {
     client.on("error", (error) => {
       this.lastError = errorText(error);
       this.log(`mqtt error: ${this.lastError}`);
+      // After bytes that are not MQTT the stream cannot be read on: MQTT says to close the
+      // connection (4.8.0-1), mqtt.js only reports it. Closed, it is dialled again below.
+      if (!client.disconnecting) client.end(true);
     });
     let closed = false;
     client.on("close", () => {
