@@ -7,7 +7,8 @@ import { hostTimeZone, type TimeZoneSources } from "./timeZone.ts";
 // A system's zone files in a folder of their own: zoneinfo, /etc/localtime, /etc/timezone.
 const root = mkdtempSync(join(tmpdir(), "kw-tz-"));
 const zoneinfo = join(root, "zoneinfo");
-for (const zone of ["Asia/Shanghai", "Europe/Berlin", "Etc/UTC", "America/Argentina/Salta"]) {
+const zones = ["Asia/Shanghai", "Europe/Berlin", "Etc/UTC", "America/Argentina/Salta"];
+for (const zone of [...zones, "posix/Asia/Tokyo", "Asia/Tokyo"]) {
   mkdirSync(dirname(join(zoneinfo, zone)), { recursive: true });
   writeFileSync(join(zoneinfo, zone), "TZif");
 }
@@ -41,6 +42,8 @@ describe("the device's time zone, as its alarms carry it", () => {
   it("is the zone /etc/localtime links to, without asking Intl", () => {
     const { sources, asked } = system({ link: "Asia/Shanghai", file: "Europe/Berlin\n" });
     expect(hostTimeZone(sources)).toBe("Asia/Shanghai");
+    // Some systems link to the "posix/" copy of the tz database: the name is the zone's.
+    expect(hostTimeZone(system({ link: "posix/Asia/Tokyo" }).sources)).toBe("Asia/Tokyo");
     const deep = system({ link: "America/Argentina/Salta" });
     expect(hostTimeZone(deep.sources)).toBe("America/Argentina/Salta");
     expect([...asked, ...deep.asked]).toEqual([]);

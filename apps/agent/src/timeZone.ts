@@ -40,7 +40,11 @@ function zoneNamed(text: string | undefined, zoneinfo: string): string | undefin
   const value = text?.trim().replace(/^:/, "");
   if (!value) return undefined;
   const at = value.lastIndexOf("zoneinfo/");
-  const name = at >= 0 ? value.slice(at + "zoneinfo/".length) : value;
+  // "posix/" and "right/" are the same zones without and with leap seconds.
+  const name = (at >= 0 ? value.slice(at + "zoneinfo/".length) : value).replace(
+    /^(posix|right)\//,
+    "",
+  );
   // POSIX rules ("CST-8") and anything else that is no zone file here are not a name.
   if (name.length > 64 || !ZONE_NAME.test(name) || !existsSync(join(zoneinfo, name))) return;
   return UTC_ALIASES.has(name) ? "UTC" : name;
