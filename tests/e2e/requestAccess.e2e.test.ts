@@ -31,6 +31,7 @@ const ASKER = { email: "asker@example.com", password: "asker1234", name: "Ana" }
 const BINDER = { email: "binder@example.com", password: "binder123", name: "Ben" };
 const PHONE_USER = { email: "phone.user@example.com", password: "phone1234", name: "Pia" };
 const BARRED = { email: "barred@example.com", password: "barred123", name: "Bart" };
+const TYPIST = { email: "typist@example.com", password: "typist123", name: "Tia" };
 const UNKNOWN_CODE = "KW-NOPE-0000";
 const { defaultBrowserType: _webkit, ...IPHONE } = devices["iPhone 13"];
 
@@ -51,7 +52,7 @@ beforeAll(async () => {
     .from(deviceTable)
     .where(eq(deviceTable.code, demo.machineCode));
   demoId = row.id;
-  for (const who of [ASKER, BINDER, PHONE_USER, BARRED]) {
+  for (const who of [ASKER, BINDER, PHONE_USER, BARRED, TYPIST]) {
     await accounts.createActivatedUser({
       account: { channel: "email", email: who.email },
       password: who.password,
@@ -202,6 +203,35 @@ describe("request access by machine code, without the device password", () => {
       await ownerContext.close();
     }
   }, 180_000);
+
+  it("desktop add dialog: a password typed while the code is looked up stays in its field", async () => {
+    const [context, page] = await desktop();
+    try {
+      await deviceList(page, TYPIST);
+      // A slow network: each lookup is answered a second late (by the server, as ever).
+      await page.route(`**${pathOf(API.access.scanCode)}`, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await route.continue();
+      });
+      await page.click(tid("device-add"));
+      await page.fill(tid("device-add-code"), freeDevice.machineCode);
+      // The user goes on to the password at once and types on while the code is looked up.
+      await page.click(tid("device-add-password"));
+      const checking = page.locator(tid("device-add-lookup-checking"));
+      await checking.waitFor();
+      await page.keyboard.type("pass");
+      await checking.waitFor({ state: "detached" });
+      await page.keyboard.type("word");
+      expect(await page.inputValue(tid("device-add-password"))).toBe("password");
+      expect(await page.inputValue(tid("device-add-code"))).toBe(freeDevice.machineCode);
+      const focused = await page.evaluate(() =>
+        document.activeElement?.getAttribute("data-testid"),
+      );
+      expect(focused).toBe("device-add-password");
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 
   it("desktop 'Request access': a code alone, unknown, nobody's, then someone else's (bind)", async () => {
     const [context, page] = await desktop();

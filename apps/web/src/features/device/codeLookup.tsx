@@ -122,6 +122,10 @@ export function MachineCodeItem({
       <Input
         data-testid={`${testIdPrefix}-code`}
         placeholder={t("device.codePlaceholder")}
+        // An empty suffix keeps the input's markup when the lookup's icon comes and goes:
+        // antd would otherwise make a new, autofocused input, taking the focus from the
+        // field the user has moved on to (the password, half typed).
+        suffix={<span />}
         autoFocus={autoFocus}
         autoComplete="off"
         className="kw-code-input"
