@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifications, terminals } from "../../apps/server/src/db/schema.ts";
 import { hashToken } from "../../apps/server/src/infra/crypto.ts";
-import { startPlatform, tid, waitToSee } from "./browser.ts";
+import { answerOf, startPlatform, tid, waitToSee } from "./browser.ts";
 
 /**
  * A newcomer's first minutes, in a real browser: register by e-mail with the code from a
@@ -114,8 +114,11 @@ async function logIn(page: Page, opts: { keepLogin: boolean }) {
 async function logOut(page: Page) {
   await page.click(tid("user-avatar"));
   await page.locator(tid("user-panel")).waitFor({ state: "visible" });
-  await page.click(tid("logout"));
-  await page.waitForURL(/\/login/);
+  // The server's answer first: if the login page does not come, the failure says whether the
+  // click sent the logout at all (once, under a full check's load, nothing came in 30 s).
+  expect(await answerOf(page, "logout", API.accounts.logout)).toBe(0);
+  await waitToSee(page.locator(tid("login-submit")));
+  expect(page.url()).toMatch(/\/login/);
 }
 
 describe("accounts in the browser", () => {

@@ -60,8 +60,7 @@ export async function answerOf(page: Page, submit: string, route: { path: string
 
 /**
  * Waits until the element of `testId` has the focus: a dialog focuses its first field once
- * it has opened, and text filled into another field before then can land in that one (seen
- * at load 7: a device's password typed into its code field).
+ * it has opened, and text filled into another field before then can land in that one.
  */
 export async function waitForFocus(page: Page, testId: string) {
   await page.waitForFunction(
@@ -71,13 +70,18 @@ export async function waitForFocus(page: Page, testId: string) {
 }
 
 /**
- * Waits for what a user waits for after an action (a new row after a dialog's submit), up
- * to `timeout`; when it does not come, the error carries what the page showed instead (its
- * text, a screenshot in /tmp), so that a failure on a loaded CI machine says why.
+ * Waits for what a user waits for after an action (a new row after a dialog's submit, or a
+ * deleted one gone: `state`), up to `timeout`; when it does not come, the error carries what
+ * the page showed instead (its text, a screenshot in /tmp), so that a failure on a loaded CI
+ * machine says why.
  */
-export async function waitToSee(locator: Locator, timeout = 40_000) {
+export async function waitToSee(
+  locator: Locator,
+  timeout = 40_000,
+  state: "visible" | "detached" = "visible",
+) {
   try {
-    await locator.waitFor({ timeout });
+    await locator.waitFor({ timeout, state });
   } catch (error) {
     const page = locator.page();
     const shot = `/tmp/kw-e2e-failed-${Date.now()}.png`;
