@@ -220,6 +220,7 @@ describe("request access by machine code, without the device password", () => {
       const checking = page.locator(tid("device-add-lookup-checking"));
       await checking.waitFor();
       await page.keyboard.type("pass");
+      await page.screenshot({ path: "/tmp/kw-reqacc-add-checking-en.png" });
       await checking.waitFor({ state: "detached" });
       await page.keyboard.type("word");
       expect(await page.inputValue(tid("device-add-password"))).toBe("password");
