@@ -15,7 +15,8 @@ import { answerOf, startPlatform, tid, waitToSee } from "./browser.ts";
  * machine code asks for access without ever typing its password. On the desktop the add
  * dialog says at once (debounced lookup as the code is typed) that the device belongs to
  * someone else and offers the requests instead of the password and name; the visit request
- * reaches the owner's message centre and is approved. "Request access" on the device list
+ * reaches the owner's message centre and is approved. While a code is being looked up, the
+ * password the user has gone on to type stays in its field. "Request access" on the device list
  * takes a code alone (unknown code, nobody's device, someone else's). On a phone (390×844,
  * /mobile) the same by code without a password. Refusals: an unknown code and a black-listed
  * user are told so at once. The leave message stops at 15 characters. Screenshots go to
