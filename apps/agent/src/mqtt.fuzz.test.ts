@@ -28,6 +28,7 @@ import {
 const device = { machineCode: "KW-HOSTILE-CLOUD", deviceSecret: randomBytes(16).toString("hex") };
 const agents: AgentProcess[] = [];
 const servers: Server[] = [];
+const brokers: Aedes[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "kw-mqtt-fuzz-"));
 const bundle = [process.execPath, "--max-semi-space-size=8", relative(ROOT, AGENT_BUNDLE)];
 
@@ -59,6 +60,8 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const agent of agents.splice(0)) await kill9(agent);
+  for (const broker of brokers.splice(0))
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
 });
 
 afterAll(async () => {
@@ -89,6 +92,8 @@ describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120
   it("ignores commands that do not parse, and follows the next one that does", async () => {
     const broker = new Aedes();
     await broker.listen();
+    // Closed after the test even when it fails, so that a failure does not hold the run open.
+    brokers.push(broker);
     let subscribed = false;
     broker.on("subscribe", (subscriptions) => {
       if (subscriptions.some((s) => s.topic === deviceTopic(device.machineCode, "cmd"))) {
@@ -124,7 +129,6 @@ describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120
     expect(agent.child.exitCode).toBeNull();
     expect(agent.text()).toContain("ignored malformed command");
     expect((await hmiStatus(agent)).connection).toBe("online");
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
   });
 
   it("drops a connection whose bytes after CONNACK are not MQTT, and dials again", async () => {
