@@ -10,7 +10,9 @@ import {
   decodePayload,
   deviceTopic,
   type LocationPayload,
+  MQTT_MAX_PACKET,
   type StatePayload,
+  watchPacketSizes,
 } from "@keyway/protocol";
 import mqtt, { type MqttClient } from "mqtt";
 import { backoffDelay } from "./backoff.ts";
@@ -249,6 +251,8 @@ export class Agent {
       // mqtt-packet's default pre-builds a Buffer for each of the 65 536 packet ids (6 MiB,
       // a third of an idle agent's heap); a device sends a few packets a minute.
       writeCache: false,
+      // Over ws(s):// one WebSocket message carries one packet: none may be larger.
+      wsOptions: { maxPayload: MQTT_MAX_PACKET },
       will: {
         topic: this.topics.state,
         payload: Buffer.from(JSON.stringify(offline)),
@@ -257,6 +261,17 @@ export class Agent {
       },
     });
     this.client = client;
+    // A packet above the limit is refused at its header, before mqtt.js holds its bytes (it
+    // would hold all MQTT allows, 256 MiB: past a small gateway's memory) or waits for the
+    // rest of it until the keepalive runs out. mqtt.js reads this stream by piping it, so a
+    // second 'data' listener sees the same bytes in order.
+    client.stream.on(
+      "data",
+      watchPacketSizes(MQTT_MAX_PACKET, (announced) => {
+        this.log(`mqtt packet of ${announced} bytes refused (at most ${MQTT_MAX_PACKET})`);
+        client.stream.destroy();
+      }),
+    );
     const lost = new Promise<never>((_, reject) => {
       client.once("close", () => reject(new Error("connection lost")));
     });

@@ -6,7 +6,9 @@ import { join, relative } from "node:path";
 import { deviceTopic } from "@keyway/protocol";
 import { Aedes } from "aedes";
 import fc from "fast-check";
+import mqttPacket from "mqtt-packet";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { AGENT_BUNDLE, buildAgent } from "../build.mjs";
 import {
   type AgentProcess,
@@ -42,9 +44,9 @@ function listen(server: Server): Promise<number> {
   );
 }
 
-async function start(port: number): Promise<AgentProcess> {
+async function start(port: number, scheme = "mqtt"): Promise<AgentProcess> {
   const agent = await spawnSimulatedDevice({
-    server: `mqtt://127.0.0.1:${port}`,
+    server: `${scheme}://127.0.0.1:${port}`,
     device,
     dataDir: mkdtempSync(join(dataDir, "agent-")),
     extra: ["--backoff-max", "1", "--location-every", "0"],
@@ -85,7 +87,8 @@ const hostileCommand = fc.oneof(
       target: fc.anything(),
     })
     .map((command) => Buffer.from(JSON.stringify(command) ?? "null")),
-  fc.constant(Buffer.alloc(256 * 1024, "{")),
+  // Large but within MQTT_MAX_PACKET: read, found malformed, ignored.
+  fc.constant(Buffer.alloc(200 * 1024, "{")),
 );
 
 describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120_000 }, () => {
@@ -162,5 +165,62 @@ describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120
       agent.text().match(/connection: online -> offline/g)?.length ?? 0,
     ).toBeGreaterThanOrEqual(3);
     for (const socket of connections) socket.destroy();
+  });
+
+  it("closes a connection at once when the cloud announces a packet above 256 KiB, over TCP and WebSocket, and dials again", async () => {
+    // A hostile cloud: CONNACK, then a PUBLISH announcing 128 MiB whose bytes trickle in. Without
+    // the limit the agent would hold them (all of them, if they came) and wait for the rest
+    // until its keepalive ran out, 45 s later.
+    const huge = Buffer.from([0x30, 0x80, 0x80, 0x80, 0x40, 0x00, 0x04, 0x6b, 0x77]);
+    const cutOffAfter: number[] = [];
+    const follow = (close: (listener: () => void) => void) => {
+      const sent = Date.now();
+      close(() => cutOffAfter.push(Date.now() - sent));
+    };
+    const tcp = await listen(
+      createServer((socket) => {
+        socket.on("error", () => {});
+        socket.once("data", () => {
+          socket.write(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+          socket.write(huge);
+          follow((listener) => socket.once("close", listener));
+          const trickle = setInterval(() => socket.write(Buffer.alloc(1024)), 100);
+          socket.once("close", () => clearInterval(trickle));
+        });
+      }),
+    );
+    const agent = await start(tcp);
+    await until(async () => cutOffAfter.length >= 2, { log: agent.text, timeoutMs: 30_000 });
+    expect(agent.child.exitCode).toBeNull();
+    expect(agent.text()).toMatch(/mqtt packet of \d+ bytes refused/);
+
+    // Over WebSocket: one message larger than any packet may be is refused by its length too.
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise((resolve) => wss.once("listening", resolve));
+    wss.on("connection", (socket) => {
+      socket.once("message", () => {
+        socket.send(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+        // A whole PUBLISH of 300 KiB on the device's command topic, in one message.
+        socket.send(
+          mqttPacket.generate({
+            cmd: "publish",
+            topic: deviceTopic(device.machineCode, "cmd"),
+            payload: Buffer.alloc(300 * 1024, "{"),
+            qos: 0,
+            retain: false,
+            dup: false,
+          }),
+        );
+        follow((listener) => socket.once("close", listener));
+      });
+    });
+    const address = wss.address();
+    const wsPort = typeof address === "object" && address ? address.port : 0;
+    const overWs = await start(wsPort, "ws");
+    await until(async () => cutOffAfter.length >= 4, { log: overWs.text, timeoutMs: 30_000 });
+    wss.close();
+    expect(overWs.child.exitCode).toBeNull();
+    // Each connection was closed by the agent within seconds of the announcement.
+    expect(Math.max(...cutOffAfter)).toBeLessThan(5000);
   });
 });

@@ -7,13 +7,19 @@ import { freePort } from "./ports.ts";
 
 const MOSQUITTO = "/usr/sbin/mosquitto";
 
-/** A real Mosquitto (Debian's `mosquitto`) on a free loopback port, anonymous, in memory. */
-export async function startMosquitto(): Promise<{ port: number; url: string; stop(): void }> {
+/**
+ * A real Mosquitto (Debian's `mosquitto`) on a free loopback port, anonymous, in memory;
+ * `extra`: more lines of its configuration.
+ */
+export async function startMosquitto(
+  extra: string[] = [],
+): Promise<{ port: number; url: string; stop(): void }> {
   if (!existsSync(MOSQUITTO)) throw new Error(`${MOSQUITTO} is missing: apt-get install mosquitto`);
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), "kw-mosquitto-"));
   const conf = path.join(dir, "mosquitto.conf");
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  const lines = [`listener ${port} 127.0.0.1`, "allow_anonymous true", "persistence false"];
+  writeFileSync(conf, `${[...lines, ...extra].join("\n")}\n`);
   const broker: ChildProcess = spawn(MOSQUITTO, ["-c", conf], { stdio: "ignore" });
   const url = `mqtt://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {

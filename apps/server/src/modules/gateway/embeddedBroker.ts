@@ -1,9 +1,12 @@
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import {
   type CommandPayload,
   deviceTopic,
   KEEPALIVE_MAX_SECONDS,
   KEEPALIVE_MIN_SECONDS,
+  MQTT_MAX_PACKET,
+  watchPacketSizes,
 } from "@keyway/protocol";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
 import type { FastifyBaseLogger } from "fastify";
@@ -119,6 +122,24 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
   broker.on("client", (client) => track(client, 1));
   broker.on("clientDisconnect", (client) => track(client, -1));
 
+  /**
+   * A connection for Aedes, closed the moment a packet above MQTT_MAX_PACKET is announced, even
+   * before CONNECT: Aedes would hold the bytes of any packet MQTT allows (256 MiB) until it
+   * came whole. Aedes reads on 'readable', so the 'data' listener sees each read's bytes
+   * just before Aedes parses them and does not set the stream flowing.
+   */
+  const handle = (stream: Duplex) => {
+    broker.handle(stream);
+    const peer = (stream as Partial<Socket>).remoteAddress;
+    stream.on(
+      "data",
+      watchPacketSizes(MQTT_MAX_PACKET, (announced) => {
+        log.warn({ peer, announced }, "MQTT connection closed: a packet above the limit");
+        stream.destroy();
+      }),
+    );
+  };
+
   // A device that (re)subscribes to its commands is told its settings: what changed while it
   // was away, or before a restart of the cloud or of the device, is not lost.
   broker.on("subscribe", (subscriptions, client) => {
@@ -136,10 +157,10 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
     start: () => broker.listen(),
     isConnected: (deviceId) => (connections.get(deviceId) ?? 0) > 0,
     brokerUp: () => !broker.closed,
-    handleStream: (stream) => broker.handle(stream),
+    handleStream: handle,
     sendCommand,
     async listenTcp(port, host) {
-      tcp = createServer(broker.handle);
+      tcp = createServer(handle);
       await new Promise<void>((resolve, reject) => {
         tcp!.once("error", reject);
         tcp!.listen(port, host, () => resolve());

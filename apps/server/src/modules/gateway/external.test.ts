@@ -1,4 +1,5 @@
-import { type AlarmPayload, deviceTopic } from "@keyway/protocol";
+import { connect as tcpConnect } from "node:net";
+import { type AlarmPayload, deviceTopic, MQTT_MAX_PACKET } from "@keyway/protocol";
 import type { ProvisionedDevice } from "@keyway/shared";
 import { eq } from "drizzle-orm";
 import mqtt, { type MqttClient } from "mqtt";
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { startMosquitto } from "../../testing/mosquitto.ts";
+import { deployedMaxPacketLine, largestSoundData } from "../../testing/mqttLimits.ts";
 import { alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
 import { externalBroker } from "./externalBroker.ts";
@@ -24,7 +26,8 @@ let operator: string;
 const clients: MqttClient[] = [];
 
 beforeAll(async () => {
-  broker = await startMosquitto();
+  // With the limit on packets Mosquitto is deployed with.
+  broker = await startMosquitto([deployedMaxPacketLine()]);
   brokerPort = broker.port;
   // The server's own broker login: the broker hooks accept only callers presenting it.
   h = await createHarness({
@@ -114,6 +117,29 @@ describe("external broker (Mosquitto)", () => {
 
     client.stream.destroy(); // the broker publishes the last will
     await until(async () => !(await row()).online);
+  });
+
+  it("as deployed, cuts off a device announcing a packet above the limit at once, and passes the largest sound uplink", async () => {
+    expect(deployedMaxPacketLine()).toBe(`max_packet_size ${MQTT_MAX_PACKET}`);
+    // Before any login: a CONNECT announcing 128 MiB.
+    const hostile = tcpConnect(brokerPort, "127.0.0.1");
+    hostile.on("error", () => {});
+    const started = Date.now();
+    const closed = new Promise<number>((resolve) =>
+      hostile.once("close", () => resolve(Date.now() - started)),
+    );
+    hostile.write(Buffer.from([0x10, 0x80, 0x80, 0x80, 0x40]));
+    expect(await closed).toBeLessThan(3000);
+
+    const client = await deviceClient(`mqtt://127.0.0.1:${brokerPort}`, device.machineCode);
+    await client.publishAsync(deviceTopic(device.machineCode, "data"), largestSoundData(), {
+      qos: 1,
+    });
+    const cut = new Promise<void>((resolve) => client.once("close", () => resolve()));
+    client.publish(deviceTopic(device.machineCode, "alarm"), Buffer.alloc(300 * 1024, 0x20), {
+      qos: 1,
+    });
+    await cut;
   });
 
   it("sends cloud commands through the broker, and the settings when a device comes online", async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../infra/crypto.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
+import { largestSoundData } from "../../testing/mqttLimits.ts";
 import { alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
 
@@ -86,6 +87,16 @@ async function rawConnect(code: string, secret: string, keepalive: number) {
   return { socket, returnCode };
 }
 const sockets: Socket[] = [];
+
+/** The server's HTTP port (MQTT over WebSocket at /mqtt), listening from the first ask. */
+let listening: Promise<number> | undefined;
+const httpPort = () => {
+  listening ??= h.app.listen({ port: 0, host: "127.0.0.1" }).then(() => {
+    const address = h.app.server.address();
+    return typeof address === "object" && address ? address.port : 0;
+  });
+  return listening;
+};
 
 const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
   const deadline = Date.now() + timeoutMs;
@@ -276,6 +287,53 @@ describe("device gateway", () => {
     expect(own[0].qos).toBe(1);
   });
 
+  it("cuts off a hostile party announcing a packet above 256 KiB at once, before login and after, over TCP and WebSocket", async () => {
+    // Before any login: a CONNECT announcing 128 MiB, its body streamed as fast as TCP goes.
+    // Aedes alone holds every byte until the packet is whole (or its 30 s connect timeout).
+    const hostile = tcpConnect(port, "127.0.0.1");
+    sockets.push(hostile);
+    hostile.on("error", () => {});
+    const cutOff = new Promise<number>((resolve) => {
+      const started = Date.now();
+      hostile.once("close", () => resolve(Date.now() - started));
+    });
+    hostile.write(Buffer.from([0x10, 0x80, 0x80, 0x80, 0x40]));
+    const zeros = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < 64 && !hostile.destroyed; i++) hostile.write(zeros);
+    expect(await cutOff).toBeLessThan(3000);
+
+    // After login: a device publishing 300 KiB is cut off; nothing of it is stored.
+    const d = await provision();
+    const tooBig = (client: MqttClient) => {
+      const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
+      client.publish(deviceTopic(d.machineCode, "alarm"), Buffer.alloc(300 * 1024, 0x20), {
+        qos: 1,
+      });
+      return closed;
+    };
+    await tooBig(await connect(d.machineCode, d.deviceSecret));
+    const overWs = mqtt.connect(`ws://127.0.0.1:${await httpPort()}/mqtt`, {
+      username: d.machineCode,
+      password: d.deviceSecret,
+      reconnectPeriod: 0,
+    });
+    clients.push(overWs);
+    await new Promise<void>((resolve, reject) => {
+      overWs.once("connect", () => resolve());
+      overWs.once("error", reject);
+    });
+    await tooBig(overWs);
+
+    // The largest sound uplink still goes through.
+    const largest = largestSoundData();
+    expect(largest.length).toBeGreaterThan(185 * 1024);
+    const device = await connect(d.machineCode, d.deviceSecret);
+    await device.publishAsync(deviceTopic(d.machineCode, "data"), largest, { qos: 1 });
+    expect(device.connected).toBe(true);
+    const row = await deviceRow(d.machineCode);
+    expect(await h.db.select().from(alarms).where(eq(alarms.deviceId, row.id))).toHaveLength(0);
+  });
+
   it("delivers a cloud command to the device's cmd topic", async () => {
     const d = await provision();
     const client = await connect(d.machineCode, d.deviceSecret);
@@ -292,10 +350,7 @@ describe("device gateway", () => {
 
   it("accepts devices over MQTT-over-WebSocket on the HTTP port", async () => {
     const d = await provision();
-    await h.app.listen({ port: 0, host: "127.0.0.1" });
-    const address = h.app.server.address();
-    const httpPort = typeof address === "object" && address ? address.port : 0;
-    const client = mqtt.connect(`ws://127.0.0.1:${httpPort}/mqtt`, {
+    const client = mqtt.connect(`ws://127.0.0.1:${await httpPort()}/mqtt`, {
       username: d.machineCode,
       password: d.deviceSecret,
       reconnectPeriod: 0,

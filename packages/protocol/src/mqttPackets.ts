@@ -1,0 +1,64 @@
+/**
+ * The largest MQTT packet, fixed header included, that any Keyway party takes: the embedded
+ * broker from a device, the agent from the cloud, Mosquitto as deployed
+ * (deploy/mosquitto/keyway.conf `max_packet_size`). The largest sound packet is a device's
+ * `data` uplink: at most 100 tags of 64 characters with values of 256 (device.ts), under
+ * 200 KiB even with every character written as a six-byte `\uXXXX` escape; commands are far
+ * smaller. MQTT itself allows 256 MiB, which a hostile party could make a broker or an agent
+ * hold (docs/security.md, decision 223).
+ */
+export const MQTT_MAX_PACKET = 256 * 1024;
+
+/**
+ * Follows the packet boundaries of the bytes an MQTT connection receives, in order, and calls
+ * `refuse` once, as soon as a packet's fixed header announces more than `max` bytes in all
+ * (or a remaining length of more than four bytes, which MQTT forbids): before its body has
+ * arrived, so that the connection is closed instead of held. Reads only the headers; the
+ * bodies are skipped by count.
+ */
+export function watchPacketSizes(
+  max: number,
+  refuse: (announced: number) => void,
+): (chunk: Uint8Array) => void {
+  /** Body bytes of the current packet still to come. */
+  let skip = 0;
+  /** -1: at a packet's first byte; 0–3: that many bytes of its remaining length read. */
+  let lengthBytes = -1;
+  let length = 0;
+  let multiplier = 1;
+  let refused = false;
+  return (chunk) => {
+    if (refused) return;
+    const n = chunk.length;
+    let at = 0;
+    while (at < n) {
+      if (skip > 0) {
+        const take = Math.min(skip, n - at);
+        skip -= take;
+        at += take;
+        continue;
+      }
+      if (lengthBytes < 0) {
+        // The packet type and flags: the broker's and the client's parsers judge them.
+        at++;
+        lengthBytes = 0;
+        length = 0;
+        multiplier = 1;
+        continue;
+      }
+      const byte = chunk[at++];
+      length += (byte & 0x7f) * multiplier;
+      multiplier *= 128;
+      lengthBytes++;
+      const size = 1 + lengthBytes + length;
+      if (size > max || (byte & 0x80 && lengthBytes === 4)) {
+        refused = true;
+        refuse(byte & 0x80 && lengthBytes === 4 ? Number.POSITIVE_INFINITY : size);
+        return;
+      }
+      if (byte & 0x80) continue;
+      skip = length;
+      lengthBytes = -1;
+    }
+  };
+}
