@@ -10,9 +10,9 @@ import {
   decodePayload,
   deviceTopic,
   type LocationPayload,
+  limitMqttPackets,
   MQTT_MAX_PACKET,
   type StatePayload,
-  watchPacketSizes,
 } from "@keyway/protocol";
 import mqtt, { type MqttClient } from "mqtt";
 import { backoffDelay } from "./backoff.ts";
@@ -261,16 +261,11 @@ export class Agent {
       },
     });
     this.client = client;
-    // A packet above the limit is refused at its header, before mqtt.js holds its bytes (it
-    // would hold all MQTT allows, 256 MiB: past a small gateway's memory) or waits for the
-    // rest of it until the keepalive runs out. mqtt.js reads this stream by piping it, so a
-    // second 'data' listener sees the same bytes in order.
-    client.stream.on(
-      "data",
-      watchPacketSizes(MQTT_MAX_PACKET, (announced) => {
-        this.log(`mqtt packet of ${announced} bytes refused (at most ${MQTT_MAX_PACKET})`);
-        client.stream.destroy();
-      }),
+    // A packet above the limit is refused at its header, before mqtt.js holds its bytes (all
+    // MQTT allows, 256 MiB: past a small gateway's memory) or waits for the rest of it until
+    // the keepalive runs out; the connection closes and is dialled again.
+    limitMqttPackets(client, (announced) =>
+      this.log(`mqtt packet of ${announced} bytes refused (at most ${MQTT_MAX_PACKET})`),
     );
     const lost = new Promise<never>((_, reject) => {
       client.once("close", () => reject(new Error("connection lost")));

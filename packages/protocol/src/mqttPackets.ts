@@ -1,7 +1,7 @@
 /**
- * The largest MQTT packet, fixed header included, that any Keyway party takes: the embedded
- * broker from a device, the agent from the cloud, Mosquitto as deployed
- * (deploy/mosquitto/keyway.conf `max_packet_size`). The largest sound packet is a device's
+ * The largest MQTT packet, fixed header included, that Keyway takes: the embedded broker from
+ * a device, the agent from the cloud, the reporting transport from a customer's broker,
+ * Mosquitto as deployed (deploy/mosquitto/keyway.conf `max_packet_size`). The largest sound packet is a device's
  * `data` uplink: at most 100 tags of 64 characters with values of 256 (device.ts), under
  * 200 KiB even with every character written as a six-byte `\uXXXX` escape; commands are far
  * smaller. MQTT itself allows 256 MiB, which a hostile party could make a broker or an agent
@@ -61,4 +61,37 @@ export function watchPacketSizes(
       lengthBytes = -1;
     }
   };
+}
+
+/** What limitMqttPackets needs of an mqtt.js client (MqttClient). */
+interface MqttJsClient {
+  stream: { on(event: "data", listener: (chunk: Buffer) => void): unknown; destroy(): unknown };
+}
+
+/**
+ * Holds an mqtt.js client to MQTT_MAX_PACKET on what it receives: its connection is destroyed
+ * (mqtt.js then closes, or dials again if it reconnects) as soon as a packet above it is
+ * announced, and `refused` is told. mqtt.js gathers any packet MQTT allows until it is whole,
+ * and applies MQTT 5's Maximum Packet Size only after that. Its stream is read by a pipe, so
+ * a second 'data' listener sees the same bytes in order; each reconnect makes a new stream
+ * with the client's stream builder, which is wrapped (a private field in mqtt.js' types).
+ */
+export function limitMqttPackets(client: object, refused: (announced: number) => void): void {
+  const own = client as MqttJsClient & {
+    streamBuilder: (client: object) => MqttJsClient["stream"];
+  };
+  const watch = (stream: MqttJsClient["stream"]) => {
+    stream.on(
+      "data",
+      watchPacketSizes(MQTT_MAX_PACKET, (announced) => {
+        refused(announced);
+        stream.destroy();
+      }),
+    );
+    return stream;
+  };
+  // mqtt.connect() has made the first stream already.
+  watch(own.stream);
+  const build = own.streamBuilder;
+  own.streamBuilder = (self) => watch(build(self));
 }

@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { limitMqttPackets, MQTT_MAX_PACKET } from "@keyway/protocol";
 import mqtt, { type MqttClient } from "mqtt";
 
 /** One signed batch of a project's points, ready to leave. */
@@ -119,6 +120,11 @@ function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
     client.on("error", (error) => {
       made.lastError = error.message;
     });
+    // The customer's broker is not ours: a packet it announces above the limit closes the
+    // connection before this node holds its bytes (decision 223).
+    limitMqttPackets(client, (announced) => {
+      made.lastError = `the broker announced a packet of ${announced} bytes (at most ${MQTT_MAX_PACKET})`;
+    });
     current = made;
     return made;
   }
@@ -167,7 +173,12 @@ function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error("no PUBACK in time")), timeoutMs);
             // The broker went away with the batch in flight: fail now, not at the timeout.
-            onClose = () => reject(new Error("broker connection lost before the PUBACK"));
+            onClose = () =>
+              reject(
+                new Error(
+                  `broker connection lost before the PUBACK${made.lastError ? `: ${made.lastError}` : ""}`,
+                ),
+              );
             made.client.once("close", onClose);
           }),
         ]);
