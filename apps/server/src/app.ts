@@ -120,6 +120,8 @@ export interface AppDeps {
     afterAcknowledged?: (projectId: number, seqs: number[]) => void;
     /** How long a node holds a project per batch (ms; a killed node's hold runs out). */
     leaseMs?: number;
+    /** How long a report server may take over one batch, answer included (ms; 15 s). */
+    timeoutMs?: number;
   };
 }
 
@@ -329,7 +331,7 @@ export async function buildApp(deps: AppDeps) {
     clock,
     log: app.log,
     keyOf: (project) => projects.keyOf(project),
-    transport: { ca: deps.reporting?.ca },
+    transport: { ca: deps.reporting?.ca, timeoutMs: deps.reporting?.timeoutMs },
     afterAcknowledged: deps.reporting?.afterAcknowledged,
     leaseMs: deps.reporting?.leaseMs,
   });

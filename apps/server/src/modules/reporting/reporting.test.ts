@@ -635,3 +635,49 @@ describe("a hostile MQTT report server", () => {
     });
   });
 });
+
+describe("a hostile HTTP report server", () => {
+  it("that trickles its answer holds neither its own project nor the others' past the time allowed", async () => {
+    // One batch may take 2 s here (15 s by default), the server's whole answer included.
+    await h.restart({ ca, timeoutMs: 2000 });
+    // A customer's receiver that answers 200 and then one byte of its body every 200 ms: an
+    // idle timeout never fires on it.
+    const trickles: Socket[] = [];
+    const hostile = createServer((socket) => {
+      trickles.push(socket);
+      socket.on("error", () => {});
+      socket.once("data", () => {
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
+        const trickle = setInterval(() => socket.write("."), 200);
+        socket.once("close", () => clearInterval(trickle));
+      });
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
+    closers.push(() => {
+      for (const socket of trickles) socket.destroy();
+      return new Promise((resolve) => hostile.close(resolve));
+    });
+    const port = (hostile.address() as { port: number }).port;
+    const [d1, d2] = await provision(2);
+    const slow = await h.addDevice(owner, d1, "Filler");
+    const sound = await h.addDevice(owner, d2, "Sealer");
+    const bad = await project(`http://127.0.0.1:${port}/in`, [slow.id]);
+    let key = "";
+    const receiver = await tlsReceiver(() => key);
+    const good = await project(receiver.url, [sound.id]);
+    key = good.key;
+    await publish(slow, { n: 1 });
+    await publish(sound, { n: 1 });
+
+    // One pass over both: it ends, the sound project's batch delivered, the other's kept.
+    expect(await h.app.services.reporting.deliverDue()).toBe(1);
+    expect(receiver.points).toHaveLength(1);
+    expect(receiver.state.refused).toBe(0);
+    expect(await delivery(good.id)).toMatchObject({ backlog: 0, delivered: 1 });
+    expect(await delivery(bad.id)).toMatchObject({
+      backlog: 1,
+      delivered: 0,
+      last_error: "no whole answer in 2 s",
+    });
+  });
+});

@@ -28,6 +28,7 @@ export interface ReportTransport {
 export interface TransportOptions {
   /** Extra trusted certificate authorities (PEM) for https: and mqtts: servers. */
   ca?: string;
+  /** How long one batch may take, the server's whole answer included (ms; 15 s). */
   timeoutMs?: number;
 }
 
@@ -61,7 +62,6 @@ function httpTransport(url: URL, opts: TransportOptions): ReportTransport {
           {
             method: "POST",
             agent,
-            timeout: timeoutMs,
             headers: {
               "content-type": "application/json",
               "content-length": Buffer.byteLength(batch.body),
@@ -84,7 +84,15 @@ function httpTransport(url: URL, opts: TransportOptions): ReportTransport {
             res.on("error", reject);
           },
         );
-        req.on("timeout", () => req.destroy(new Error(`no answer in ${timeoutMs / 1000} s`)));
+        // The whole exchange, not only silences: an idle timeout starts again at every byte, so
+        // a receiver trickling its answer would hold this delivery, and the pass with every
+        // other project's, for as long as it liked (and past the project's lease).
+        const deadline = setTimeout(() => {
+          const error = new Error(`no whole answer in ${timeoutMs / 1000} s`);
+          reject(error);
+          req.destroy(error);
+        }, timeoutMs);
+        req.once("close", () => clearTimeout(deadline));
         req.on("error", reject);
         req.end(batch.body);
       }),
