@@ -4,7 +4,12 @@ import fc from "fast-check";
 import mqtt from "mqtt";
 import mqttPacket, { type Packet } from "mqtt-packet";
 import { describe, expect, it } from "vitest";
-import { limitMqttPackets, MQTT_MAX_PACKET, watchPacketSizes } from "./mqttPackets.ts";
+import {
+  limitMqttPackets,
+  MQTT_MAX_CONNECT,
+  MQTT_MAX_PACKET,
+  watchPacketSizes,
+} from "./mqttPackets.ts";
 
 /** Packets as mqtt-packet (mqtt.js's and Aedes' own encoder) writes them. */
 const encode = (packet: Packet) => mqttPacket.generate(packet);
@@ -122,6 +127,27 @@ describe("watchPacketSizes: MQTT packets above the limit, refused at their heade
     expect(refusals[0]).toBeGreaterThan(MQTT_MAX_PACKET);
     // Three bytes of the length already state more than the limit.
     expect(given).toBe(4);
+  });
+
+  it("holds a connection's first packet to its own bound, and the next ones to the other", () => {
+    const first = (bytes: number) =>
+      encode({ ...(connect as object), password: Buffer.alloc(bytes) } as Packet);
+    const refusedAt = (pieces: Buffer[]) => {
+      const refusals: number[] = [];
+      const watch = watchPacketSizes(
+        MQTT_MAX_PACKET,
+        (size) => refusals.push(size),
+        MQTT_MAX_CONNECT,
+      );
+      for (const piece of pieces) watch(piece);
+      return refusals;
+    };
+    expect(refusedAt([first(100)])).toEqual([]);
+    // Its header alone tells: a CONNECT above MQTT_MAX_CONNECT.
+    const big = first(MQTT_MAX_CONNECT);
+    expect(refusedAt([big.subarray(0, 8)])).toEqual([big.length]);
+    // After the first, a packet of any size up to MQTT_MAX_PACKET passes.
+    expect(refusedAt([first(100), encode(publish(100_000))])).toEqual([]);
   });
 
   it("refuses a remaining length of five bytes, which no MQTT packet has", () => {

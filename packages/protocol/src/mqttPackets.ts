@@ -10,16 +10,26 @@
 export const MQTT_MAX_PACKET = 256 * 1024;
 
 /**
+ * The largest CONNECT the embedded broker takes: the one packet anyone may send before logging
+ * in, so what a stranger can make it hold per connection until its connect timeout (30 s). A
+ * device's CONNECT (client id of at most 64 characters, machine code, secret, its last will of
+ * `state`) is under 1 KiB.
+ */
+export const MQTT_MAX_CONNECT = 8 * 1024;
+
+/**
  * Follows the packet boundaries of the bytes an MQTT connection receives, in order, and calls
  * `refuse` once, as soon as a packet's fixed header announces more than `max` bytes in all
- * (or a remaining length of more than four bytes, which MQTT forbids): before its body has
- * arrived, so that the connection is closed instead of held. Reads only the headers; the
- * bodies are skipped by count.
+ * (`firstMax` for the connection's first packet), or a remaining length of more than four
+ * bytes, which MQTT forbids: before its body has arrived, so that the connection is closed
+ * instead of held. Reads only the headers; the bodies are skipped by count.
  */
 export function watchPacketSizes(
   max: number,
   refuse: (announced: number) => void,
+  firstMax = max,
 ): (chunk: Uint8Array) => void {
+  let limit = firstMax;
   /** Body bytes of the current packet still to come. */
   let skip = 0;
   /** -1: at a packet's first byte; 0–3: that many bytes of its remaining length read. */
@@ -51,7 +61,7 @@ export function watchPacketSizes(
       multiplier *= 128;
       lengthBytes++;
       const size = 1 + lengthBytes + length;
-      if (size > max || (byte & 0x80 && lengthBytes === 4)) {
+      if (size > limit || (byte & 0x80 && lengthBytes === 4)) {
         refused = true;
         refuse(byte & 0x80 && lengthBytes === 4 ? Number.POSITIVE_INFINITY : size);
         return;
@@ -59,6 +69,7 @@ export function watchPacketSizes(
       if (byte & 0x80) continue;
       skip = length;
       lengthBytes = -1;
+      limit = max;
     }
   };
 }

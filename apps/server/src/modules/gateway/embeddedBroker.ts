@@ -5,6 +5,7 @@ import {
   deviceTopic,
   KEEPALIVE_MAX_SECONDS,
   KEEPALIVE_MIN_SECONDS,
+  MQTT_MAX_CONNECT,
   MQTT_MAX_PACKET,
   watchPacketSizes,
 } from "@keyway/protocol";
@@ -123,20 +124,25 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
   broker.on("clientDisconnect", (client) => track(client, -1));
 
   /**
-   * A connection for Aedes, closed the moment a packet above MQTT_MAX_PACKET is announced, even
-   * before CONNECT: Aedes would hold the bytes of any packet MQTT allows (256 MiB) until it
-   * came whole. Aedes reads on 'readable', so the 'data' listener sees each read's bytes
-   * just before Aedes parses them and does not set the stream flowing.
+   * A connection for Aedes, closed the moment a packet above MQTT_MAX_PACKET is announced, or a
+   * CONNECT above MQTT_MAX_CONNECT (before any login): Aedes would hold the bytes of any packet
+   * MQTT allows (256 MiB) until it came whole. Aedes reads on 'readable', so the 'data'
+   * listener sees each read's bytes just before Aedes parses them and does not set the stream
+   * flowing.
    */
   const handle = (stream: Duplex) => {
     broker.handle(stream);
     const peer = (stream as Partial<Socket>).remoteAddress;
     stream.on(
       "data",
-      watchPacketSizes(MQTT_MAX_PACKET, (announced) => {
-        log.warn({ peer, announced }, "MQTT connection closed: a packet above the limit");
-        stream.destroy();
-      }),
+      watchPacketSizes(
+        MQTT_MAX_PACKET,
+        (announced) => {
+          log.warn({ peer, announced }, "MQTT connection closed: a packet above the limit");
+          stream.destroy();
+        },
+        MQTT_MAX_CONNECT,
+      ),
     );
   };
 

@@ -287,20 +287,27 @@ describe("device gateway", () => {
     expect(own[0].qos).toBe(1);
   });
 
-  it("cuts off a hostile party announcing a packet above 256 KiB at once, before login and after, over TCP and WebSocket", async () => {
-    // Before any login: a CONNECT announcing 128 MiB, its body streamed as fast as TCP goes.
-    // Aedes alone holds every byte until the packet is whole (or its 30 s connect timeout).
-    const hostile = tcpConnect(port, "127.0.0.1");
-    sockets.push(hostile);
-    hostile.on("error", () => {});
-    const cutOff = new Promise<number>((resolve) => {
-      const started = Date.now();
-      hostile.once("close", () => resolve(Date.now() - started));
-    });
-    hostile.write(Buffer.from([0x10, 0x80, 0x80, 0x80, 0x40]));
-    const zeros = Buffer.alloc(64 * 1024);
-    for (let i = 0; i < 64 && !hostile.destroyed; i++) hostile.write(zeros);
-    expect(await cutOff).toBeLessThan(3000);
+  it("cuts off a hostile party announcing a packet above 256 KiB (a CONNECT above 8 KiB) at once, before login and after, over TCP and WebSocket", async () => {
+    // Before any login: a CONNECT announcing 128 MiB, its body streamed as fast as TCP goes,
+    // and one announcing 100 KiB (a device's is under 1 KiB). Aedes alone holds every byte
+    // until the packet is whole, or its connect timeout (30 s) runs out.
+    // Each gets less than it announced: the packet never completes.
+    for (const [remainingLength, chunks] of [
+      [[0x80, 0x80, 0x80, 0x40], 64],
+      [[0x80, 0x80, 0x06], 4],
+    ] as const) {
+      const hostile = tcpConnect(port, "127.0.0.1");
+      sockets.push(hostile);
+      hostile.on("error", () => {});
+      const cutOff = new Promise<number>((resolve) => {
+        const started = Date.now();
+        hostile.once("close", () => resolve(Date.now() - started));
+      });
+      hostile.write(Buffer.from([0x10, ...remainingLength]));
+      const zeros = Buffer.alloc(16 * 1024);
+      for (let i = 0; i < chunks && !hostile.destroyed; i++) hostile.write(zeros);
+      expect(await cutOff).toBeLessThan(3000);
+    }
 
     // After login: a device publishing 300 KiB is cut off; nothing of it is stored.
     const d = await provision();
