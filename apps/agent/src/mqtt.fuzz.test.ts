@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { deviceTopic } from "@keyway/protocol";
+import { CONNACK, startHugePacketServer } from "@keyway/protocol/mqtt-testing";
 import { Aedes } from "aedes";
 import fc from "fast-check";
 import mqttPacket from "mqtt-packet";
@@ -171,26 +172,18 @@ describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120
     // A hostile cloud: CONNACK, then a PUBLISH announcing 128 MiB whose bytes trickle in. Without
     // the limit the agent would hold them (all of them, if they came) and wait for the rest
     // until its keepalive ran out, 45 s later.
-    const huge = Buffer.from([0x30, 0x80, 0x80, 0x80, 0x40, 0x00, 0x04, 0x6b, 0x77]);
-    const cutOffAfter: number[] = [];
+    const hostile = await startHugePacketServer(CONNACK.v4);
+    const agent = await start(hostile.port);
+    try {
+      await until(async () => hostile.cutAfter.length >= 2, { log: agent.text, timeoutMs: 30_000 });
+    } finally {
+      await hostile.close();
+    }
+    const cutOffAfter = [...hostile.cutAfter];
     const follow = (close: (listener: () => void) => void) => {
       const sent = Date.now();
       close(() => cutOffAfter.push(Date.now() - sent));
     };
-    const tcp = await listen(
-      createServer((socket) => {
-        socket.on("error", () => {});
-        socket.once("data", () => {
-          socket.write(Buffer.from([0x20, 0x02, 0x00, 0x00]));
-          socket.write(huge);
-          follow((listener) => socket.once("close", listener));
-          const trickle = setInterval(() => socket.write(Buffer.alloc(1024)), 100);
-          socket.once("close", () => clearInterval(trickle));
-        });
-      }),
-    );
-    const agent = await start(tcp);
-    await until(async () => cutOffAfter.length >= 2, { log: agent.text, timeoutMs: 30_000 });
     expect(agent.child.exitCode).toBeNull();
     expect(agent.text()).toMatch(/mqtt packet of \d+ bytes refused/);
 
@@ -199,7 +192,7 @@ describe("keyway-agent's bundle against a hostile cloud on MQTT", { timeout: 120
     await new Promise((resolve) => wss.once("listening", resolve));
     wss.on("connection", (socket) => {
       socket.once("message", () => {
-        socket.send(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+        socket.send(CONNACK.v4);
         // A whole PUBLISH of 300 KiB on the device's command topic, in one message.
         socket.send(
           mqttPacket.generate({

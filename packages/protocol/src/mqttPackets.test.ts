@@ -1,5 +1,3 @@
-import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
 import fc from "fast-check";
 import mqtt from "mqtt";
 import mqttPacket, { type Packet } from "mqtt-packet";
@@ -10,6 +8,7 @@ import {
   MQTT_MAX_PACKET,
   watchPacketSizes,
 } from "./mqttPackets.ts";
+import { CONNACK, startHugePacketServer } from "./mqttTesting.ts";
 
 /** Packets as mqtt-packet (mqtt.js's and Aedes' own encoder) writes them. */
 const encode = (packet: Packet) => mqttPacket.generate(packet);
@@ -167,38 +166,21 @@ describe("watchPacketSizes: MQTT packets above the limit, refused at their heade
 
 describe("limitMqttPackets: an mqtt.js client held to the limit", () => {
   it("cuts every connection whose server announces a huge packet, those it reconnects included", async () => {
-    // A hostile server: CONNACK, then a PUBLISH announcing 128 MiB whose bytes trickle in.
-    const cutAfter: number[] = [];
-    const server = createServer((socket) => {
-      socket.on("error", () => {});
-      socket.once("data", () => {
-        socket.write(Buffer.from([0x20, 0x02, 0x00, 0x00]));
-        const announced = Date.now();
-        socket.write(Buffer.from([0x30, 0x80, 0x80, 0x80, 0x40, 0x00, 0x02, 0x6b, 0x77]));
-        const trickle = setInterval(() => socket.write(Buffer.alloc(512)), 50);
-        socket.once("close", () => {
-          clearInterval(trickle);
-          cutAfter.push(Date.now() - announced);
-        });
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const server = await startHugePacketServer(CONNACK.v4);
     // mqtt.js reconnects by itself here, each time on a stream of its own.
-    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 100 });
+    const client = mqtt.connect(`mqtt://127.0.0.1:${server.port}`, { reconnectPeriod: 100 });
     client.on("error", () => {});
     const refused: number[] = [];
     limitMqttPackets(client, (announced) => refused.push(announced));
     try {
-      for (let i = 0; i < 100 && cutAfter.length < 3; i++)
-        await new Promise((r) => setTimeout(r, 50));
+      const cutAfter = await server.cut(3);
       expect(cutAfter.length).toBeGreaterThanOrEqual(3);
       expect(Math.max(...cutAfter)).toBeLessThan(1000);
       expect(refused.length).toBeGreaterThanOrEqual(3);
       expect(refused[0]).toBeGreaterThan(MQTT_MAX_PACKET);
     } finally {
       client.end(true);
-      server.close();
+      await server.close();
     }
   });
 });

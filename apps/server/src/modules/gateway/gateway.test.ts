@@ -29,14 +29,30 @@ afterAll(async () => {
 
 const provision = async () => (await h.provision(operator, 1, "MT8071iE"))[0];
 
-/** Connects as a device; resolves on CONNACK, rejects on refusal. */
-function connect(
+/** The server's HTTP port (MQTT over WebSocket at /mqtt), listening from the first ask. */
+let listening: Promise<number> | undefined;
+const httpPort = () => {
+  listening ??= h.app.listen({ port: 0, host: "127.0.0.1" }).then(() => {
+    const address = h.app.server.address();
+    return typeof address === "object" && address ? address.port : 0;
+  });
+  return listening;
+};
+
+/**
+ * Connects as a device, over TCP or MQTT over WebSocket (the HTTP port's /mqtt); resolves on
+ * CONNACK, rejects on refusal.
+ */
+async function connect(
   code: string,
   secret: string,
   opts: mqtt.IClientOptions = {},
+  over: "tcp" | "ws" = "tcp",
 ): Promise<MqttClient> {
+  const url =
+    over === "ws" ? `ws://127.0.0.1:${await httpPort()}/mqtt` : `mqtt://127.0.0.1:${port}`;
   return new Promise((resolve, reject) => {
-    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
+    const client = mqtt.connect(url, {
       username: code,
       password: secret,
       clientId: `${code}-${Math.random().toString(16).slice(2, 8)}`,
@@ -87,16 +103,6 @@ async function rawConnect(code: string, secret: string, keepalive: number) {
   return { socket, returnCode };
 }
 const sockets: Socket[] = [];
-
-/** The server's HTTP port (MQTT over WebSocket at /mqtt), listening from the first ask. */
-let listening: Promise<number> | undefined;
-const httpPort = () => {
-  listening ??= h.app.listen({ port: 0, host: "127.0.0.1" }).then(() => {
-    const address = h.app.server.address();
-    return typeof address === "object" && address ? address.port : 0;
-  });
-  return listening;
-};
 
 const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
   const deadline = Date.now() + timeoutMs;
@@ -319,17 +325,7 @@ describe("device gateway", () => {
       return closed;
     };
     await tooBig(await connect(d.machineCode, d.deviceSecret));
-    const overWs = mqtt.connect(`ws://127.0.0.1:${await httpPort()}/mqtt`, {
-      username: d.machineCode,
-      password: d.deviceSecret,
-      reconnectPeriod: 0,
-    });
-    clients.push(overWs);
-    await new Promise<void>((resolve, reject) => {
-      overWs.once("connect", () => resolve());
-      overWs.once("error", reject);
-    });
-    await tooBig(overWs);
+    await tooBig(await connect(d.machineCode, d.deviceSecret, {}, "ws"));
 
     // The largest sound uplink still goes through.
     const largest = largestSoundData();
@@ -357,16 +353,7 @@ describe("device gateway", () => {
 
   it("accepts devices over MQTT-over-WebSocket on the HTTP port", async () => {
     const d = await provision();
-    const client = mqtt.connect(`ws://127.0.0.1:${await httpPort()}/mqtt`, {
-      username: d.machineCode,
-      password: d.deviceSecret,
-      reconnectPeriod: 0,
-    });
-    clients.push(client);
-    await new Promise<void>((resolve, reject) => {
-      client.once("connect", () => resolve());
-      client.once("error", reject);
-    });
+    const client = await connect(d.machineCode, d.deviceSecret, {}, "ws");
     await publish(client, deviceTopic(d.machineCode, "alarm"), {
       id: "ws-1",
       type: "low",

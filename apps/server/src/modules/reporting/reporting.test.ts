@@ -1,4 +1,5 @@
 import { connect, createServer, type Socket } from "node:net";
+import { CONNACK, startHugePacketServer } from "@keyway/protocol/mqtt-testing";
 import { eq } from "drizzle-orm";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -601,31 +602,15 @@ describe("a hostile MQTT report server", () => {
   it("is cut off the moment it announces a packet above 256 KiB; the batch waits for the next try", async () => {
     // A customer's "broker": MQTT 5 CONNACK, then a PUBLISH announcing 128 MiB, trickled.
     // Without the limit this node would hold what came until its PUBACK wait ran out.
-    const closedAfter: number[] = [];
-    const hostile = createServer((socket) => {
-      socket.on("error", () => {});
-      socket.once("data", () => {
-        socket.write(Buffer.from([0x20, 0x03, 0x00, 0x00, 0x00]));
-        const announced = Date.now();
-        socket.write(Buffer.from([0x30, 0x80, 0x80, 0x80, 0x40, 0x00, 0x02, 0x6b, 0x77]));
-        const trickle = setInterval(() => socket.write(Buffer.alloc(1024)), 50);
-        socket.once("close", () => {
-          clearInterval(trickle);
-          closedAfter.push(Date.now() - announced);
-        });
-      });
-    });
-    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
-    closers.push(() => new Promise((resolve) => hostile.close(resolve)));
-    const port = (hostile.address() as { port: number }).port;
+    const hostile = await startHugePacketServer(CONNACK.v5);
+    closers.push(hostile.close);
     const [d] = await provision(1);
     const machine = await h.addDevice(owner, d, "Labeller");
-    const p = await project(`mqtt://127.0.0.1:${port}/plant/hostile`, [machine.id]);
+    const p = await project(`mqtt://127.0.0.1:${hostile.port}/plant/hostile`, [machine.id]);
     await publish(machine, { n: 1 });
 
     expect(await h.app.services.reporting.deliverDue()).toBe(0);
-    for (let i = 0; i < 100 && closedAfter.length === 0; i++)
-      await new Promise((r) => setTimeout(r, 30));
+    const closedAfter = await hostile.cut(1);
     expect(closedAfter).toHaveLength(1);
     expect(closedAfter[0]).toBeLessThan(3000);
     expect(await delivery(p.id)).toMatchObject({
