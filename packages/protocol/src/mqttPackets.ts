@@ -22,13 +22,15 @@ export const MQTT_MAX_CONNECT = 8 * 1024;
  * `refuse` once, as soon as a packet's fixed header announces more than `max` bytes in all
  * (`firstMax` for the connection's first packet), or a remaining length of more than four
  * bytes, which MQTT forbids: before its body has arrived, so that the connection is closed
- * instead of held. Reads only the headers; the bodies are skipped by count.
+ * instead of held. Reads only the headers; the bodies are skipped by count. Used as a stream's
+ * 'data' listener, `refuse` is also given the stream (the listener's `this`), so that one
+ * `refuse` serves every connection: a broker keeps only this function's state per connection.
  */
-export function watchPacketSizes(
+export function watchPacketSizes<Source = unknown>(
   max: number,
-  refuse: (announced: number) => void,
+  refuse: (announced: number, source: Source) => void,
   firstMax = max,
-): (chunk: Uint8Array) => void {
+): (this: Source, chunk: Uint8Array) => void {
   let limit = firstMax;
   /** Body bytes of the current packet still to come. */
   let skip = 0;
@@ -37,7 +39,7 @@ export function watchPacketSizes(
   let length = 0;
   let multiplier = 1;
   let refused = false;
-  return (chunk) => {
+  return function (this: Source, chunk) {
     if (refused) return;
     const n = chunk.length;
     let at = 0;
@@ -63,7 +65,7 @@ export function watchPacketSizes(
       const size = 1 + lengthBytes + length;
       if (size > limit || (byte & 0x80 && lengthBytes === 4)) {
         refused = true;
-        refuse(byte & 0x80 && lengthBytes === 4 ? Number.POSITIVE_INFINITY : size);
+        refuse(byte & 0x80 && lengthBytes === 4 ? Number.POSITIVE_INFINITY : size, this);
         return;
       }
       if (byte & 0x80) continue;

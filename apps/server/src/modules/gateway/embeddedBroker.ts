@@ -132,18 +132,14 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
    */
   const handle = (stream: Duplex) => {
     broker.handle(stream);
+    // Only the watcher's own state is kept per connection (it holds 10,000s): the refusal is
+    // one function for all, told which stream, and the peer's address is asked only then.
+    stream.on("data", watchPacketSizes(MQTT_MAX_PACKET, refuseOversized, MQTT_MAX_CONNECT));
+  };
+  const refuseOversized = (announced: number, stream: Duplex) => {
     const peer = (stream as Partial<Socket>).remoteAddress;
-    stream.on(
-      "data",
-      watchPacketSizes(
-        MQTT_MAX_PACKET,
-        (announced) => {
-          log.warn({ peer, announced }, "MQTT connection closed: a packet above the limit");
-          stream.destroy();
-        },
-        MQTT_MAX_CONNECT,
-      ),
-    );
+    log.warn({ peer, announced }, "MQTT connection closed: a packet above the limit");
+    stream.destroy();
   };
 
   // A device that (re)subscribes to its commands is told its settings: what changed while it
