@@ -1,11 +1,11 @@
 /**
  * The largest MQTT packet, fixed header included, that Keyway takes: the embedded broker from
  * a device, the agent from the cloud, the reporting transport from a customer's broker,
- * Mosquitto as deployed (deploy/mosquitto/keyway.conf `max_packet_size`). The largest sound packet is a device's
- * `data` uplink: at most 100 tags of 64 characters with values of 256 (device.ts), under
- * 200 KiB even with every character written as a six-byte `\uXXXX` escape; commands are far
- * smaller. MQTT itself allows 256 MiB, which a hostile party could make a broker or an agent
- * hold (docs/security.md, decision 223).
+ * Mosquitto as deployed (deploy/mosquitto/keyway.conf `max_packet_size`). The largest sound
+ * packet is a device's `data` uplink: at most 100 tags of 64 characters with values of 256
+ * (device.ts), under 200 KiB even with every character written as a six-byte `\uXXXX`
+ * escape; commands are far smaller. MQTT itself allows 256 MiB, which a hostile party could
+ * make a broker or an agent hold (docs/security.md, decision 223).
  */
 export const MQTT_MAX_PACKET = 256 * 1024;
 

@@ -181,12 +181,10 @@ function mqttTransport(url: URL, opts: TransportOptions): ReportTransport {
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error("no PUBACK in time")), timeoutMs);
             // The broker went away with the batch in flight: fail now, not at the timeout.
-            onClose = () =>
-              reject(
-                new Error(
-                  `broker connection lost before the PUBACK${made.lastError ? `: ${made.lastError}` : ""}`,
-                ),
-              );
+            onClose = () => {
+              const why = made.lastError ? `: ${made.lastError}` : "";
+              reject(new Error(`broker connection lost before the PUBACK${why}`));
+            };
             made.client.once("close", onClose);
           }),
         ]);
