@@ -1,4 +1,4 @@
-import { createServer, type Socket } from "node:net";
+import { createServer, type Socket, connect as tcpConnect } from "node:net";
 
 /** CONNACK, accepted: MQTT 3.1.1 and MQTT 5 (with its empty properties). */
 export const CONNACK = {
@@ -48,4 +48,30 @@ export async function startHugePacketServer(connack: Buffer) {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A CONNECT's remaining length of 128 MiB, as its four length bytes. */
+export const HUGE_LENGTH = [0x80, 0x80, 0x80, 0x40] as const;
+
+/**
+ * For tests, a hostile MQTT client: it connects to a broker on loopback, announces a CONNECT
+ * whose body is `remainingLength` (its length bytes) and streams `chunks` of 16 KiB zeros, less
+ * than it announced, so the packet never completes. Resolves with the ms until the broker
+ * closed the connection.
+ */
+export function sendHugeConnect(
+  port: number,
+  remainingLength: readonly number[] = HUGE_LENGTH,
+  chunks = 0,
+): Promise<number> {
+  const hostile = tcpConnect(port, "127.0.0.1");
+  hostile.on("error", () => {});
+  const started = Date.now();
+  const closed = new Promise<number>((resolve) =>
+    hostile.once("close", () => resolve(Date.now() - started)),
+  );
+  hostile.write(Buffer.from([0x10, ...remainingLength]));
+  const zeros = Buffer.alloc(16 * 1024);
+  for (let i = 0; i < chunks && !hostile.destroyed; i++) hostile.write(zeros);
+  return closed;
 }
