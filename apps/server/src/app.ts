@@ -205,6 +205,7 @@ export async function buildApp(deps: AppDeps) {
   });
   // No WebSocket message above 2 MiB on any route: tunnel frames, MQTT packets and forwards
   // are far smaller, and a hostile peer must not make a node hold ws's default 100 MiB.
+  // /mqtt and /ws bound each socket further (http/websocketLimits.ts).
   await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD } });
   await registerRateLimits(app, { redisUrl: config.REDIS_URL });
   // The OpenAPI document and Swagger UI at /apiDoc, in the reader's language.

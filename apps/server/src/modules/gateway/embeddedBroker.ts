@@ -24,6 +24,8 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
   const identities = new WeakMap<Client, DeviceIdentity>();
   const keepalives = new WeakMap<Client, number>();
   const connections = new Map<number, number>();
+  /** What to do once a connection's device is logged in (MQTT over WebSocket only). */
+  const afterLogins = new WeakMap<object, () => void>();
   let tcp: Server | undefined;
 
   const sendCommand = (machineCode: string, command: CommandPayload) =>
@@ -69,6 +71,7 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
       .then((device) => {
         if (!device) return refuse(callback, "bad machine code or device secret", 4);
         identities.set(client, device);
+        afterLogins.get(client.conn)?.();
         // Every client id lives under the device's own machine code (registration follows
         // authentication in Aedes), so reusing another device's id takes nothing over.
         client.id = `${device.code}/${client.id}`;
@@ -130,7 +133,8 @@ export function embeddedBroker(ingest: DeviceIngest, log: FastifyBaseLogger): Tr
    * listener sees each read's bytes just before Aedes parses them and does not set the stream
    * flowing.
    */
-  const handle = (stream: Duplex) => {
+  const handle = (stream: Duplex, afterLogin?: () => void) => {
+    if (afterLogin) afterLogins.set(stream, afterLogin);
     broker.handle(stream);
     // Only the watcher's own state is kept per connection (it holds 10,000s): the refusal is
     // one function for all, told which stream, and the peer's address is asked only then.

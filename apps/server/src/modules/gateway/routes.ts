@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { createWebSocketStream } from "ws";
 import { z } from "zod";
 import { AppError } from "../../http/envelope.ts";
 import type { Gateway } from "./service.ts";
@@ -28,9 +27,9 @@ const aclBody = z.object({
  */
 export function gatewayRoutes(app: FastifyInstance, deps: { gateway: Gateway }) {
   const { gateway } = deps;
-  app.get("/mqtt", { websocket: true, schema: { hide: true } }, (socket) => {
-    gateway.handleStream(createWebSocketStream(socket));
-  });
+  app.get("/mqtt", { websocket: true, schema: { hide: true } }, (socket) =>
+    gateway.handleWebSocket(socket),
+  );
 
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ["broker hooks"];

@@ -1,9 +1,15 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Duplex } from "node:stream";
-import type { CommandPayload, DataPayload } from "@keyway/protocol";
+import {
+  type CommandPayload,
+  type DataPayload,
+  MQTT_MAX_CONNECT,
+  MQTT_MAX_PACKET,
+} from "@keyway/protocol";
 import type { FastifyBaseLogger } from "fastify";
+import { createWebSocketStream, type WebSocket } from "ws";
 import type { Db } from "../../db/client.ts";
 import type { Events } from "../../events.ts";
+import { limitMessages } from "../../http/websocketLimits.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { DeviceIdentity } from "./deviceLogin.ts";
 import { embeddedBroker } from "./embeddedBroker.ts";
@@ -72,10 +78,16 @@ export function createGateway(deps: {
       return isServerPair(Buffer.from(`${username}:${password}`));
     },
     serverUsername: serverLogin?.username,
-    /** MQTT over a WebSocket (embedded broker only). */
-    handleStream(stream: Duplex) {
-      if (!transport.handleStream) return stream.destroy();
-      transport.handleStream(stream);
+    /** MQTT over a WebSocket (embedded broker only), each message bounded like a packet. */
+    handleWebSocket(socket: WebSocket): void {
+      const stream = createWebSocketStream(socket);
+      if (!transport.handleStream) {
+        stream.destroy();
+        return;
+      }
+      // Before login a stranger's message may be as large as a CONNECT; after, as any packet.
+      limitMessages(socket, MQTT_MAX_CONNECT);
+      transport.handleStream(stream, () => limitMessages(socket, MQTT_MAX_PACKET));
     },
     async start(opts: { sweepEveryMs?: number } = {}) {
       await ingest.resetOnline();

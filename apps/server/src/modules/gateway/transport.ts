@@ -8,7 +8,8 @@ export interface Transport {
   isConnected(deviceId: number): boolean;
   /** Whether devices can reach the server through the broker now (readiness). */
   brokerUp(): boolean;
-  handleStream?(stream: Duplex): void;
+  /** A connection from the HTTP port; `afterLogin` is called once its device is logged in. */
+  handleStream?(stream: Duplex, afterLogin?: () => void): void;
   listenTcp?(port: number, host: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -312,6 +312,12 @@ describe("push channel /ws", () => {
     expect((await client.closedWith()).code).toBe(PUSH_CLOSE.unsupportedData);
   });
 
+  it("closes a socket that sends a message above 4 KiB, before holding it", async () => {
+    const client = await open(bob.token);
+    client.socket.send(Buffer.alloc(64 * 1024));
+    expect((await client.closedWith()).code).toBe(PUSH_CLOSE.tooBig);
+  });
+
   it("counts only open, authenticated sockets", async () => {
     for (const client of clients) client.close();
     await eventually(() => h.app.services.push.socketCount() === 0);

@@ -9,6 +9,7 @@ import {
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { Events } from "../../events.ts";
+import { limitMessages } from "../../http/websocketLimits.ts";
 import { pushRoutes } from "./routes.ts";
 
 export type { PushMessage };
@@ -43,7 +44,12 @@ export const PUSH_CLOSE = {
   unsupportedData: 1003,
   /** The server is shutting down (RFC 6455 1001: going away). */
   goingAway: 1001,
+  /** A message above CLIENT_MESSAGE_MAX (RFC 6455 1009: message too big; ws sends it). */
+  tooBig: 1009,
 } as const;
+
+/** The largest message a client may send: it sends only `ws.ping`, a few bytes. */
+const CLIENT_MESSAGE_MAX = 4 * 1024;
 
 export interface PushHubDeps {
   events: Events;
@@ -234,6 +240,9 @@ export function createPushHub(deps: PushHubDeps) {
       earlyPing: false,
     };
     open.set(socket, connection);
+    // A client sends only pings: a larger message is refused at its header (1009) rather
+    // than held, before the token check and after (ws would take 2 MiB on any route).
+    limitMessages(socket, CLIENT_MESSAGE_MAX);
     // Listeners go on before the token check so that no early frame is lost.
     socket.on("message", onMessage);
     socket.on("close", onClose);
