@@ -66,8 +66,7 @@ async function provisionThroughOperatorApi() {
  * runs on a loaded 2-core machine a step took over 20 s now here, now there.
  */
 async function logIn(page: Page, person: { email: string; password: string }) {
-  await platform.logIn(page, person);
-  page.setDefaultTimeout(40_000);
+  await platform.logIn(page, person, "en", 40_000);
 }
 
 async function newPage(): Promise<[BrowserContext, Page]> {

@@ -136,15 +136,19 @@ export async function startPlatform(
     url: (pathname: string, at = host) => `http://${at}:${port}${pathname}`,
     /**
      * Logs in on the desktop login page by e-mail (the demo user unless told) and waits for
-     * the side navigation (shown on a wide window, collapsed on a narrow one).
+     * the side navigation (shown on a wide window, collapsed on a narrow one); each wait up
+     * to `timeout`, the page's default from then on.
      */
     async logIn(
       page: Page,
       who: { email: string; password: string } = DEMO_ACCOUNTS.user,
       language = "en",
+      timeout = 20_000,
     ) {
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(timeout);
       await page.goto(`http://${host}:${port}/login?language=${language}`);
+      // A login page that does not come says what came instead.
+      await waitToSee(page.locator(tid("login-tab-email")), timeout);
       await page.click(tid("login-tab-email"));
       await page.fill(tid("login-email"), who.email);
       await page.fill(tid("login-password"), who.password);

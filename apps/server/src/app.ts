@@ -106,7 +106,12 @@ export interface AppDeps {
   consentTimeoutMs?: number;
   /** Alarm SMS provider (default from SMS_PROVIDER); alarm job worker options for tests. */
   smsProvider?: SmsProvider;
-  alarmJobs?: { pollSeconds?: number; afterProviderCall?: (send: AlarmSend) => void };
+  alarmJobs?: {
+    pollSeconds?: number;
+    afterProviderCall?: (send: AlarmSend) => void;
+    /** How long an enterprise's webhook receiver has to answer (ms; 10 s). */
+    webhookTimeoutMs?: number;
+  };
   /** 4G card carrier (default from IOT_CARRIER) and how often cards are re-read (ms; 0 none). */
   iotCarrier?: CarrierAdapter;
   iotCardPassEveryMs?: number;
@@ -245,6 +250,7 @@ export async function buildApp(deps: AppDeps) {
     sms: deps.smsProvider ?? smsProviderOf(config, config.ALIYUN_SMS_TEMPLATE_CODE),
     pollSeconds: deps.alarmJobs?.pollSeconds,
     afterProviderCall: deps.alarmJobs?.afterProviderCall,
+    webhookTimeoutMs: deps.alarmJobs?.webhookTimeoutMs,
   });
   const verification = createVerificationService({
     db,

@@ -1,9 +1,11 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { anyOf } from "../../db/unnest.ts";
+import type { Clock } from "../../infra/clock.ts";
 import { decryptSecret, signedText } from "../../infra/crypto.ts";
 import type { Senders } from "../../infra/senders.ts";
 import { SmsNotSent, type SmsProvider, type SmsSend } from "../../infra/sms.ts";
-import { type AlarmSend, entMsgConfigs } from "./schema.ts";
+import { type AlarmSend, alarmSends, entMsgConfigs } from "./schema.ts";
 
 /** The SMS message of a send ("+86 138…" split back into country code and number). */
 const smsOf = (send: AlarmSend, params: Record<string, string>): SmsSend => {
@@ -13,18 +15,40 @@ const smsOf = (send: AlarmSend, params: Record<string, string>): SmsSend => {
 
 export type Channels = ReturnType<typeof createChannels>;
 
+/** How long an enterprise's webhook receiver has to answer a call. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+/** How long a receiver that did not answer is not called again (from this node). */
+export const WEBHOOK_REST_MS = 60_000;
+
 /** The three channels of an alarm send: the SMS provider, SMTP and the enterprise's webhook. */
 export function createChannels(deps: {
   db: Db;
+  clock: Clock;
   senders: Senders;
   sms: SmsProvider;
   secretKey: string;
+  /** Tests shorten WEBHOOK_TIMEOUT_MS. */
+  webhookTimeoutMs?: number;
 }) {
-  const { db, senders, sms } = deps;
+  const { db, clock, senders, sms } = deps;
+  /**
+   * Receivers (webhook URLs) that did not answer their last call (timeout, refused
+   * connection), and when (ms). Its sends fail at once until WEBHOOK_REST_MS has passed, each counting an
+   * attempt as a call would: a dead or hostile receiver costs one call per rest, not one per
+   * alarm (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
+   */
+  const unanswered = new Map<string, number>();
 
   async function callWebhook(send: AlarmSend): Promise<string> {
     const [ent] = await db.select().from(entMsgConfigs).where(eq(entMsgConfigs.eid, send.eid));
     if (!ent?.webhookSecret || !ent.webhookUrl) throw new SmsNotSent("webhook removed", false);
+    const now = clock.now().getTime();
+    const since = unanswered.get(send.recipient);
+    if (since !== undefined && now - since < WEBHOOK_REST_MS)
+      throw new SmsNotSent(
+        `not called: the receiver did not answer at ${new Date(since).toISOString()}`,
+        true,
+      );
     const secret = decryptSecret(deps.secretKey, ent.webhookSecret);
     const timestamp = String(Math.floor(Date.now() / 1000));
     let response: Response;
@@ -38,12 +62,16 @@ export function createChannels(deps: {
           "x-keyway-delivery": send.idempotencyKey,
         },
         body: send.content,
-        signal: AbortSignal.timeout(10_000),
+        signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS),
       });
     } catch (error) {
+      unanswered.set(send.recipient, clock.now().getTime());
       // Webhooks are at least once (the delivery id lets the receiver drop a repeat).
       throw new SmsNotSent(error instanceof Error ? error.message : String(error), true);
     }
+    unanswered.delete(send.recipient);
+    // Only the status matters: the body is not waited for (nor its connection held).
+    await response.body?.cancel().catch(() => {});
     if (!response.ok) throw new SmsNotSent(`webhook answered HTTP ${response.status}`, true);
     return `http ${response.status}`;
   }
@@ -65,6 +93,32 @@ export function createChannels(deps: {
         return "smtp";
       }
       return callWebhook(send);
+    },
+
+    /**
+     * The pending webhook sends among `sendIds`, one lane per enterprise (its receiver), each
+     * in send order: delivered one after another, so a receiver that does not answer holds
+     * its own lane only (delivery.ts).
+     */
+    async webhookLanes(sendIds: number[]): Promise<number[][]> {
+      const rows = await db
+        .select({ id: alarmSends.id, eid: alarmSends.eid })
+        .from(alarmSends)
+        .where(
+          and(
+            anyOf(alarmSends.id, sendIds),
+            eq(alarmSends.channel, "webhook"),
+            eq(alarmSends.status, "pending"),
+          ),
+        )
+        .orderBy(alarmSends.id);
+      const lanes = new Map<number, number[]>();
+      for (const { id, eid } of rows) {
+        const lane = lanes.get(eid);
+        if (lane) lane.push(id);
+        else lanes.set(eid, [id]);
+      }
+      return [...lanes.values()];
     },
 
     /** E-mails go to an SMTP server (not the outbox): delivered in batches (delivery.ts). */

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import { anyOf } from "../../db/unnest.ts";
 import type { Clock } from "../../infra/clock.ts";
+import { eachAtMost } from "../../infra/pool.ts";
 import { SmsNotSent } from "../../infra/sms.ts";
 import type { Notifier } from "../notify/service.ts";
 import { countSms, dayOf, uncount } from "./caps.ts";
@@ -14,7 +15,7 @@ import { debit, refund } from "./stock.ts";
 
 /** A send left in "sending" this long is looked at again (its worker is presumed dead). */
 const SENDING_LEASE_MS = 2 * 60_000;
-/** SMS and webhooks of a batch delivered side by side. */
+/** SMS of a batch delivered side by side; as many webhook lanes beside them. */
 const CONCURRENCY = 8;
 
 /** Thrown by the test hook: the worker "dies" between the provider call and the commit. */
@@ -226,25 +227,28 @@ export function createDelivery(deps: {
   }
 
   /**
-   * Delivers a batch of sends: its e-mails together (claimMails, sendMails), the others
-   * (SMS, webhooks, the outbox) a few at a time, each by itself. Returns the ids to try again.
+   * Delivers a batch of sends: its e-mails together (claimMails, sendMails), its webhooks one
+   * lane per enterprise, the others (SMS, the outbox) a few at a time, each by itself. Returns
+   * the ids to try again.
    */
   async function deliverAll(sendIds: number[]): Promise<number[]> {
     const mails = await claimMails(sendIds);
-    const batched = new Set(mails.map((m) => m.id));
-    const others = sendIds.filter((id) => !batched.has(id));
+    const lanes = await channels.webhookLanes(sendIds);
+    const apart = new Set([...mails.map((m) => m.id), ...lanes.flat()]);
+    const others = sendIds.filter((id) => !apart.has(id));
     const retries = await sendMails(mails);
-    // Sends are independent (caps and stock are taken by conditional updates), so they are
-    // delivered a few at a time rather than one after another.
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(CONCURRENCY, others.length) }, async () => {
-        while (next < others.length) {
-          const id = others[next++];
-          if ((await deliver(id)) === "retry") retries.push(id);
-        }
+    const deliverOne = async (id: number) => {
+      if ((await deliver(id)) === "retry") retries.push(id);
+    };
+    // Sends are independent (caps and stock are taken by conditional updates), so they go a
+    // few at a time. The webhooks beside them: a receiver that does not answer holds one lane
+    // of its own enterprise for one call, never another tenant's alarms (channels.ts).
+    await Promise.all([
+      eachAtMost(others, CONCURRENCY, deliverOne),
+      eachAtMost(lanes, CONCURRENCY, async (lane) => {
+        for (const id of lane) await deliverOne(id);
       }),
-    );
+    ]);
     return retries;
   }
 

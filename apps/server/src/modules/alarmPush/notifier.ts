@@ -36,6 +36,8 @@ export function createAlarmNotifier(deps: {
   afterProviderCall?: (send: AlarmSend) => void;
   /** pg-boss polling (seconds); tests use the minimum. */
   pollSeconds?: number;
+  /** How long a webhook receiver has to answer (ms; tests shorten the 10 s). */
+  webhookTimeoutMs?: number;
   /** Stored alarms are dispatched as they are told (subscribed here). */
   events: Pick<Events, "subscribe">;
 }) {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HW } from "@keyway/shared";
 import { and, eq } from "drizzle-orm";
@@ -17,6 +17,7 @@ import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers, enterprises } from "../enterprises/schema.ts";
 import { notifications } from "../notify/schema.ts";
+import { WEBHOOK_REST_MS } from "./channels.ts";
 import { SimulatedCrash } from "./delivery.ts";
 import { alarmSends, entMsgConfigs, smsAccounts, userMsgConfigs } from "./schema.ts";
 
@@ -559,6 +560,53 @@ describe("the Aliyun SMS adapter", () => {
 });
 
 describe("enterprise webhook", () => {
+  /** An enterprise with an admin, a device "Kiln" and its webhook to `url` (secret "hook-secret"). */
+  async function webhookEnterprise(app: Awaited<ReturnType<typeof boot>>, url: string) {
+    const [ent] = await db
+      .insert(enterprises)
+      .values({ name: "Hook Inc", createdAt: clock.now() })
+      .returning();
+    const admin = await user();
+    await db.insert(enterpriseMembers).values({
+      enterpriseId: ent.id,
+      userId: admin.id,
+      kind: "member",
+      isAdmin: true,
+      createdAt: clock.now(),
+    });
+    await app.services.alarmPush.setEntConfig(admin.id, {
+      eid: ent.id,
+      webhookUrl: url,
+      webhookSecret: "hook-secret",
+    });
+    const d = await device();
+    await db.insert(enterpriseDevices).values({
+      enterpriseId: ent.id,
+      deviceId: d.id,
+      type: 1,
+      name: "Kiln",
+      createdAt: clock.now(),
+    });
+    return { ent, device: d };
+  }
+
+  /** A receiver on loopback; `handle` answers each call (the delivery id and the response). */
+  async function receiver(handle: (delivery: string, res: ServerResponse) => void) {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => handle(String(req.headers["x-keyway-delivery"]), res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  }
+
   it("signs the alarm with HMAC-SHA256 and retries after a failure", async () => {
     const got: { headers: IncomingMessage["headers"]; body: string; status: number }[] = [];
     const server = createServer((req, res) => {
@@ -579,33 +627,9 @@ describe("enterprise webhook", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
     const app = await boot({ smsProvider: outboxSmsProvider });
-    const [ent] = await db
-      .insert(enterprises)
-      .values({ name: "Hook Inc", createdAt: clock.now() })
-      .returning();
-    const admin = await user();
-    await db.insert(enterpriseMembers).values({
-      enterpriseId: ent.id,
-      userId: admin.id,
-      kind: "member",
-      isAdmin: true,
-      createdAt: clock.now(),
-    });
-    await app.services.alarmPush.setEntConfig(admin.id, {
-      eid: ent.id,
-      webhookUrl: url,
-      webhookSecret: "hook-secret",
-    });
+    const { ent, device: d } = await webhookEnterprise(app, url);
     const [stored] = await db.select().from(entMsgConfigs).where(eq(entMsgConfigs.eid, ent.id));
     expect(stored.webhookSecret).not.toContain("hook-secret"); // sealed at rest
-    const d = await device();
-    await db.insert(enterpriseDevices).values({
-      enterpriseId: ent.id,
-      deviceId: d.id,
-      type: 1,
-      name: "Kiln",
-      createdAt: clock.now(),
-    });
     const a = await raise(d.id, "Door open");
     await app.services.alarmNotify.dispatch(a.id);
     await expect.poll(() => got.length, { timeout: 30_000, interval: 250 }).toBe(2);
@@ -626,6 +650,68 @@ describe("enterprise webhook", () => {
       content: "Door open",
       level: 2,
     });
+    await app.close();
+  });
+  it("a receiver that does not answer holds back no other enterprise's alarms, and is called once per rest, not once per alarm", async () => {
+    // Enterprise A's receiver hangs (until `hang` is cleared); B's answers at once.
+    let hang = true;
+    const a = { calls: 0, aborted: 0, delivered: new Set<string>() };
+    // For each call B gets: how many of A's sends had already given up on a call.
+    const b: { delivered: string[]; failedOfA: number[] } = { delivered: [], failedOfA: [] };
+    let slowEid = 0;
+    const slowUrl = await receiver((delivery, res) => {
+      a.calls++;
+      if (!hang) {
+        a.delivered.add(delivery);
+        res.end();
+        return;
+      }
+      res.on("close", () => a.aborted++); // Keyway gave up waiting
+    });
+    const soundUrl = await receiver(async (delivery, res) => {
+      const ofA = await db
+        .select()
+        .from(alarmSends)
+        .where(and(eq(alarmSends.eid, slowEid), eq(alarmSends.channel, "webhook")));
+      b.failedOfA.push(ofA.filter((s) => s.lastError !== null).length);
+      b.delivered.push(delivery);
+      res.end();
+    });
+    const app = await boot({
+      smsProvider: outboxSmsProvider,
+      alarmJobs: { webhookTimeoutMs: 3000 },
+    });
+    const slow = await webhookEnterprise(app, slowUrl);
+    slowEid = slow.ent.id;
+    const sound = await webhookEnterprise(app, soundUrl);
+    // More alarms of A than sends go out side by side, then one of B: told in one turn, so
+    // dispatched and queued together.
+    const raised: Awaited<ReturnType<typeof raise>>[] = [];
+    for (let i = 0; i < 10; i++) raised.push(await raise(slow.device.id, `Kiln ${i}`));
+    const other = await raise(sound.device.id, "Other tenant");
+    for (const alarm of [...raised, other]) app.services.alarmNotify.alarmStored(alarm);
+
+    await expect.poll(() => b.delivered.length, { timeout: 20_000, interval: 50 }).toBe(1);
+    // B's alarm went out while A's first call was still waiting for its answer.
+    expect(b.failedOfA[0]).toBe(0);
+    await expect.poll(() => a.aborted, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+    // A's other sends were not called while it rests: one call per lane (each worker of a
+    // node takes a batch), not one per alarm.
+    await expect
+      .poll(
+        async () => (await sendsOf(raised[9].id)).find((s) => s.channel === "webhook")?.lastError,
+      )
+      .toMatch(/^not called: the receiver did not answer at /);
+    expect(a.calls).toBeLessThanOrEqual(2);
+
+    // A's receiver answers again; past the rest, every alarm of A is delivered.
+    hang = false;
+    clock.advance(WEBHOOK_REST_MS + 1000);
+    for (const alarm of raised) {
+      const hook = (await settle(alarm.id)).find((s) => s.channel === "webhook");
+      expect(hook?.status).toBe("sent");
+      expect(a.delivered.has(hook?.idempotencyKey ?? "")).toBe(true);
+    }
     await app.close();
   });
 });

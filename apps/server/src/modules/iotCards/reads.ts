@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
+import { eachAtMost } from "../../infra/pool.ts";
 import { type CarrierAdapter, type CarrierCardInfo, CarrierError } from "./carriers/carrier.ts";
 import { effectiveState, type Figures } from "./figures.ts";
 import { type IotCardRow, iotCardSnapshots, iotCards } from "./schema.ts";
@@ -114,11 +115,9 @@ export function createCarrierReads(deps: {
 
   /** Runs reads with a little parallelism (carrier APIs throttle bursts). */
   async function readAll(cards: IotCardRow[], parallel = 4): Promise<void> {
-    const queue = [...cards];
-    const worker = async () => {
-      for (let card = queue.shift(); card; card = queue.shift()) await read(card);
-    };
-    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+    await eachAtMost(cards, parallel, async (card) => {
+      await read(card);
+    });
   }
 
   return { claim, read, readAll };

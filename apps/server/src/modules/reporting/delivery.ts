@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import { signedText } from "../../infra/crypto.ts";
+import { eachAtMost } from "../../infra/pool.ts";
 import { devices } from "../devices/schema.ts";
 import { type Project, projects } from "../projects/schema.ts";
 import type { ReportConnections } from "./connections.ts";
@@ -219,15 +220,15 @@ export function createDelivery(deps: {
       .orderBy(asc(reportDeliveries.lastSuccessAt))
       .limit(50);
     let delivered = 0;
-    const queue = due.map((d) => d.projectId);
-    async function worker() {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    await eachAtMost(
+      due.map((d) => d.projectId),
+      PROJECTS_IN_PARALLEL,
+      async (id) => {
         // Not `delivered += await …`: that would read the sum before the other workers add.
         const sent = await deliverProject(id);
         delivered += sent;
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(PROJECTS_IN_PARALLEL, queue.length) }, worker));
+      },
+    );
     return delivered;
   }
 
