@@ -17,8 +17,12 @@ export type Channels = ReturnType<typeof createChannels>;
 
 /** How long an enterprise's webhook receiver has to answer a call. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
-/** How long a receiver that did not answer is not called again (from this node). */
-export const WEBHOOK_REST_MS = 60_000;
+/**
+ * How long a receiver that did not answer is not called again (from this node): well within
+ * a send's retry horizon (its fifth and sixth attempts come 30–124 s after its first), so a
+ * send skipped during a rest is called again before it fails.
+ */
+export const WEBHOOK_REST_MS = 30_000;
 
 /** The three channels of an alarm send: the SMS provider, SMTP and the enterprise's webhook. */
 export function createChannels(deps: {
