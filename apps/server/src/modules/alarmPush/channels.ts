@@ -37,9 +37,9 @@ export function createChannels(deps: {
   const { db, clock, senders, sms } = deps;
   /**
    * Receivers (webhook URLs) that did not answer their last call (timeout, refused
-   * connection), and when (ms). Its sends fail at once until WEBHOOK_REST_MS has passed, each counting an
-   * attempt as a call would: a dead or hostile receiver costs one call per rest, not one per
-   * alarm (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
+   * connection), and when (ms). Sends to one fail at once until WEBHOOK_REST_MS has passed,
+   * each counting an attempt as a call would: a dead or hostile receiver costs one call per
+   * rest, not one per alarm (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
    */
   const unanswered = new Map<string, number>();
 
