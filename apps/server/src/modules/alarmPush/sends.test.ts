@@ -590,11 +590,21 @@ describe("enterprise webhook", () => {
     return { ent, device: d };
   }
 
-  /** A receiver on loopback; `handle` answers each call (the delivery id and the response). */
-  async function receiver(handle: (delivery: string, res: ServerResponse) => void) {
+  /** A call a receiver got: its delivery id, headers and body. */
+  type Call = { delivery: string; headers: IncomingMessage["headers"]; body: string };
+  /** A receiver on loopback; `handle` answers each call, once its body is in. */
+  async function receiver(handle: (call: Call, res: ServerResponse) => void) {
     const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => handle(String(req.headers["x-keyway-delivery"]), res));
+      let body = "";
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () =>
+        handle(
+          { delivery: String(req.headers["x-keyway-delivery"]), headers: req.headers, body },
+          res,
+        ),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(
@@ -608,23 +618,14 @@ describe("enterprise webhook", () => {
   }
 
   it("signs the alarm with HMAC-SHA256 and retries after a failure", async () => {
-    const got: { headers: IncomingMessage["headers"]; body: string; status: number }[] = [];
-    const server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => {
-        body += c;
-      });
-      req.on("end", () => {
-        // The first delivery fails; the retry succeeds.
-        const status = got.length === 0 ? 503 : 200;
-        got.push({ headers: req.headers, body, status });
-        res.statusCode = status;
-        res.end();
-      });
+    const got: (Call & { status: number })[] = [];
+    const url = await receiver((call, res) => {
+      // The first delivery fails; the retry succeeds.
+      const status = got.length === 0 ? 503 : 200;
+      got.push({ ...call, status });
+      res.statusCode = status;
+      res.end();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
     const app = await boot({ smsProvider: outboxSmsProvider });
     const { ent, device: d } = await webhookEnterprise(app, url);
@@ -659,7 +660,7 @@ describe("enterprise webhook", () => {
     // For each call B gets: how many of A's sends had already given up on a call.
     const b: { delivered: string[]; failedOfA: number[] } = { delivered: [], failedOfA: [] };
     let slowEid = 0;
-    const slowUrl = await receiver((delivery, res) => {
+    const slowUrl = await receiver(({ delivery }, res) => {
       a.calls++;
       if (!hang) {
         a.delivered.add(delivery);
@@ -668,7 +669,7 @@ describe("enterprise webhook", () => {
       }
       res.on("close", () => a.aborted++); // Keyway gave up waiting
     });
-    const soundUrl = await receiver(async (delivery, res) => {
+    const soundUrl = await receiver(async ({ delivery }, res) => {
       const ofA = await db
         .select()
         .from(alarmSends)
