@@ -50,11 +50,36 @@ export const tid = (id: string) => `[data-testid="${id}"]`;
  * A test that then looks for the refusal on screen says, when it fails, whether the request
  * went out and what came back.
  */
-export async function answerOf(page: Page, submit: string, route: { path: string }) {
-  const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith(pathOf(route))),
-    page.click(tid(submit)),
+export async function answerOf(
+  page: Page,
+  submit: string,
+  route: { path: string },
+  timeout = 40_000,
+) {
+  const apiPath = pathOf(route);
+  // The request and its answer are waited for apart, so that a failure under a full check's
+  // load says which did not come: the click sent nothing, or the server did not answer.
+  const [request] = await Promise.all([
+    page
+      .waitForRequest((r) => r.url().endsWith(apiPath), { timeout })
+      .catch((error: Error) => {
+        throw new Error(
+          `clicking ${submit} sent no ${apiPath} within ${timeout} ms: ${error.message}`,
+        );
+      }),
+    page.click(tid(submit), { timeout }),
   ]);
+  let timer: NodeJS.Timeout | undefined;
+  const answer = await Promise.race([
+    request.response(),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${apiPath} was sent, no answer in ${timeout} ms`)),
+        timeout,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (!answer) throw new Error(`${apiPath} was sent and failed: ${request.failure()?.errorText}`);
   return ((await answer.json()) as { hwcode: unknown }).hwcode;
 }
 
