@@ -172,6 +172,15 @@ export class RfbClient {
     this.transport.write(message);
   }
 
+  /** ClientCutText: the viewer's clipboard (Latin-1), in one message. */
+  cutText(text: Buffer): void {
+    const message = Buffer.alloc(8 + text.length);
+    message[0] = 6;
+    message.writeUInt32BE(text.length, 4);
+    text.copy(message, 8);
+    this.transport.write(message);
+  }
+
   /** Reads server messages until a whole FramebufferUpdate is in the framebuffer. */
   async nextUpdate(): Promise<UpdateTiming> {
     for (;;) {

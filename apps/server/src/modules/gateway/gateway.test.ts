@@ -8,6 +8,7 @@ import { hashToken } from "../../infra/crypto.ts";
 import { seedDemo } from "../../seed.ts";
 import { createHarness, type Harness } from "../../testing/harness.ts";
 import { largestSoundData } from "../../testing/mqttLimits.ts";
+import { strangerWebSocketMessage } from "../../testing/websocketStranger.ts";
 import { alarms } from "../alarms/schema.ts";
 import { devices } from "../devices/schema.ts";
 
@@ -104,44 +105,6 @@ async function rawConnect(code: string, secret: string, keepalive: number) {
   return { socket, returnCode };
 }
 const sockets: Socket[] = [];
-
-/**
- * A stranger on /mqtt: upgrades a raw TCP link, then sends a binary frame header announcing
- * `length` bytes and 1 KiB of them. Resolves with the close code the server sent (0 if none)
- * and the ms from the header until the close frame or the link's end.
- */
-async function strangerWebSocketMessage(httpPort: number, length: number) {
-  const socket: Socket = tcpConnect(httpPort, "127.0.0.1");
-  sockets.push(socket);
-  socket.on("error", () => {});
-  socket.write(
-    "GET /mqtt HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
-      "Sec-WebSocket-Protocol: mqtt\r\n\r\n",
-  );
-  let received = Buffer.alloc(0);
-  let started = 0;
-  return new Promise<{ closeCode: number; ms: number }>((resolve) => {
-    const done = (closeCode: number) => resolve({ closeCode, ms: Date.now() - started });
-    socket.on("data", (chunk) => {
-      received = Buffer.concat([received, chunk]);
-      const headEnd = received.indexOf("\r\n\r\n");
-      if (headEnd < 0) return;
-      if (!started) {
-        expect(received.subarray(0, 12).toString()).toBe("HTTP/1.1 101");
-        started = Date.now();
-        const header = Buffer.alloc(14);
-        header[0] = 0x82; // final, binary
-        header[1] = 0x80 | 127; // masked, 64-bit length
-        header.writeBigUInt64BE(BigInt(length), 2);
-        socket.write(Buffer.concat([header, Buffer.alloc(1024)])); // mask 0: bytes as sent
-      }
-      const frames = received.subarray(headEnd + 4);
-      if (frames.length >= 4 && frames[0] === 0x88) done(frames.readUInt16BE(2));
-    });
-    socket.once("close", () => done(0));
-  });
-}
 
 const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
   const deadline = Date.now() + timeoutMs;
@@ -346,8 +309,10 @@ describe("device gateway", () => {
 
     // Over WebSocket, ws holds a whole message before anything parses it: a stranger's
     // message announcing 100 KiB is refused at its frame header, as its CONNECT would be.
-    const refused = await strangerWebSocketMessage(await httpPort(), 100 * 1024);
-    expect(refused.closeCode).toBe(1009);
+    const refused = await strangerWebSocketMessage(await httpPort(), "/mqtt", 100 * 1024, {
+      "Sec-WebSocket-Protocol": "mqtt",
+    });
+    expect(refused.closeCodes).toEqual([1009]);
     expect(refused.ms).toBeLessThan(3000);
 
     // After login: a device publishing 300 KiB is cut off; nothing of it is stored.

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { RfbClient, wsTransport } from "../../../testing/rfbClient.ts";
 import { GREEN, RED, startVnc, type VncServer } from "../../../testing/vnc.ts";
+import { strangerWebSocketMessage } from "../../../testing/websocketStranger.ts";
 import {
   closed,
   DeviceWeb,
@@ -12,6 +13,8 @@ import {
   startRemote,
   until,
 } from "./remoteTesting.ts";
+import { RFB_MAX_CUT_TEXT } from "./rfb.ts";
+import { SCREEN_MESSAGE_MAX } from "./screen.ts";
 
 /**
  * The device's screen in the browser, end to end: the real server, the agent's tunnel client,
@@ -272,6 +275,33 @@ describe("who may open a screen", () => {
     // Another user has no screen of this device to ask for.
     const stranger = await r.h.person("Stranger");
     expect((await r.visitUrl(stranger, deviceId, "screen")).body.hwcode).toBe(HW.NOT_BOUND.code);
+  });
+
+  it("holds no large message of a viewer before its ticket is claimed, and one clipboard's worth after", async () => {
+    // A stranger with a wrong ticket, announcing a 100 KiB message: refused, and dropped at
+    // the message's header rather than held until ws' close timeout.
+    const v = await screenVisit(r.owner);
+    const stranger = await strangerWebSocketMessage(
+      r.port,
+      `/visit-screen/${v.visit_id}?kw_ticket=${"A".repeat(43)}`,
+      100 * 1024,
+    );
+    expect(stranger.status).toBe(101);
+    expect(stranger.closeCodes[0]).toBe(4403);
+    expect(stranger.ms).toBeLessThan(3000);
+
+    // The viewer holding the ticket: the largest clipboard RFB passes goes through, and the
+    // session goes on; a message above it is refused at its header.
+    const client = await viewer(v.ws_url);
+    await client.refresh();
+    client.cutText(Buffer.alloc(RFB_MAX_CUT_TEXT, 0x41));
+    client.press(0x61); // "a"
+    await client.untilColour(GREEN);
+    const big = await openWs(r.local((await screenVisit(r.owner)).ws_url));
+    if (!(big instanceof WebSocket)) throw new Error(`refused: ${big.status}`);
+    const bye = closed(big);
+    big.send(Buffer.alloc(SCREEN_MESSAGE_MAX.claimed + 1));
+    expect((await bye).code).toBe(1009);
   });
 
   it("is refused for a device whose agent offers no screen", async () => {

@@ -2,10 +2,11 @@ import type { TunnelStream } from "@keyway/protocol/mux";
 import { HW, type HwKey } from "@keyway/shared";
 import type { WebSocket } from "ws";
 import type { AppError } from "../../../http/envelope.ts";
+import { limitMessages } from "../../../http/websocketLimits.ts";
 import { bridgeWebSocket } from "../forward.ts";
 import type { VisitService, VisitSession } from "../service.ts";
 import { cutStreamError } from "../streams.ts";
-import { RfbFilter } from "./rfb.ts";
+import { RFB_MAX_CUT_TEXT, RfbFilter } from "./rfb.ts";
 import { TICKET_PARAM } from "./route.ts";
 
 /**
@@ -30,6 +31,14 @@ const CLOSE_OF: Partial<Record<HwKey, number>> = {
   TARGET_UNREACHABLE: SCREEN_CLOSE.unreachable,
 };
 
+/**
+ * The largest message a viewer's socket takes (decision 227): nothing is read before its
+ * ticket is claimed, so a refused stranger (whose socket is read again only to take its close
+ * answer) gets 4 KiB; a claimed viewer, the largest clipboard text RFB passes and room for the
+ * small input messages noVNC sends in the same flush.
+ */
+export const SCREEN_MESSAGE_MAX = { unclaimed: 4 * 1024, claimed: RFB_MAX_CUT_TEXT + 64 * 1024 };
+
 /** Bytes queued for a slow viewer before the device's stream is paused. */
 const HIGH_WATER = 1024 * 1024;
 
@@ -48,11 +57,13 @@ export function createScreenRelay(deps: {
   function screen(socket: WebSocket, visitId: string, ticket: string, relayed: boolean) {
     // Nothing is read until the visit and its stream are there.
     socket.pause();
+    limitMessages(socket, SCREEN_MESSAGE_MAX.unclaimed);
     (relayed ? Promise.resolve(null) : visits.nodeOf(visitId)).then(
       (node) => {
         if (!node) return screenHere(socket, visitId, ticket);
         // The ticket is claimed on the node that holds the device's tunnel.
         const query = `?${TICKET_PARAM}=${encodeURIComponent(ticket)}`;
+        limitMessages(socket, SCREEN_MESSAGE_MAX.claimed);
         bridgeWebSocket(socket, node, `/visit-screen/${visitId}${query}`, null);
         socket.resume();
       },
@@ -116,6 +127,7 @@ export function createScreenRelay(deps: {
     });
     stream.on("drain", () => socket.resume());
     stream.on("data", (chunk: Buffer) => filter.fromServer(chunk));
+    limitMessages(socket, SCREEN_MESSAGE_MAX.claimed);
     socket.on("message", (data: Buffer, isBinary: boolean) => {
       // RFB is bytes: a text message is not something noVNC sends.
       if (!isBinary) {
