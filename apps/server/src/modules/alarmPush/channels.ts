@@ -18,7 +18,7 @@ export type Channels = ReturnType<typeof createChannels>;
 /** How long an enterprise's webhook receiver has to answer a call. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 /**
- * How long a receiver that did not answer is not called again (from this node): well within
+ * How long a receiver that did not answer is not called again (by any node): well within
  * a send's retry horizon (its fifth and sixth attempts come 30–124 s after its first), so a
  * send skipped during a rest is called again before it fails.
  */
@@ -35,24 +35,42 @@ export function createChannels(deps: {
   webhookTimeoutMs?: number;
 }) {
   const { db, clock, senders, sms } = deps;
+  const notCalled = (since: Date) =>
+    new SmsNotSent(`not called: the receiver did not answer at ${since.toISOString()}`, true);
+
   /**
-   * Receivers (webhook URLs) that did not answer their last call (timeout, refused
-   * connection), and when (ms). Sends to one fail at once until WEBHOOK_REST_MS has passed,
-   * each counting an attempt as a call would: a dead or hostile receiver costs one call per
-   * rest, not one per alarm (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
+   * A receiver that did not answer its last call (timeout, refused connection) rests: sends
+   * to it fail at once until WEBHOOK_REST_MS has passed, each counting an attempt as a call
+   * would; then one call, on whichever node claims it first, tries it again. A dead or
+   * hostile receiver costs one call per rest for all nodes, not one per alarm
+   * (docs/architecture/alarms.md#sms-e-mail-and-webhooks).
    */
-  const unanswered = new Map<string, number>();
+  async function passRest(send: AlarmSend, since: Date | null) {
+    if (since === null) return;
+    if (clock.now().getTime() - since.getTime() < WEBHOOK_REST_MS) throw notCalled(since);
+    const [claimed] = await db
+      .update(entMsgConfigs)
+      .set({ webhookUnansweredAt: clock.now() })
+      .where(and(eq(entMsgConfigs.eid, send.eid), eq(entMsgConfigs.webhookUnansweredAt, since)))
+      .returning({ eid: entMsgConfigs.eid });
+    // Another worker, here or on another node, is trying it now.
+    if (!claimed) throw notCalled(since);
+  }
+
+  /** Marks the receiver unanswered (its rest starts), if the enterprise still has it. */
+  async function unanswered(send: AlarmSend) {
+    await db
+      .update(entMsgConfigs)
+      .set({ webhookUnansweredAt: clock.now() })
+      .where(and(eq(entMsgConfigs.eid, send.eid), eq(entMsgConfigs.webhookUrl, send.recipient)));
+  }
 
   async function callWebhook(send: AlarmSend): Promise<string> {
     const [ent] = await db.select().from(entMsgConfigs).where(eq(entMsgConfigs.eid, send.eid));
     if (!ent?.webhookSecret || !ent.webhookUrl) throw new SmsNotSent("webhook removed", false);
-    const now = clock.now().getTime();
-    const since = unanswered.get(send.recipient);
-    if (since !== undefined && now - since < WEBHOOK_REST_MS)
-      throw new SmsNotSent(
-        `not called: the receiver did not answer at ${new Date(since).toISOString()}`,
-        true,
-      );
+    // A send still to a URL the enterprise has since changed is no part of the new one's rest.
+    const rest = ent.webhookUrl === send.recipient ? ent.webhookUnansweredAt : null;
+    await passRest(send, rest);
     const secret = decryptSecret(deps.secretKey, ent.webhookSecret);
     const timestamp = String(Math.floor(Date.now() / 1000));
     let response: Response;
@@ -69,11 +87,15 @@ export function createChannels(deps: {
         signal: AbortSignal.timeout(deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS),
       });
     } catch (error) {
-      unanswered.set(send.recipient, clock.now().getTime());
+      await unanswered(send);
       // Webhooks are at least once (the delivery id lets the receiver drop a repeat).
       throw new SmsNotSent(error instanceof Error ? error.message : String(error), true);
     }
-    unanswered.delete(send.recipient);
+    if (rest !== null)
+      await db
+        .update(entMsgConfigs)
+        .set({ webhookUnansweredAt: null })
+        .where(eq(entMsgConfigs.eid, send.eid));
     // Only the status matters: the body is not waited for (nor its connection held).
     await response.body?.cancel().catch(() => {});
     if (!response.ok) throw new SmsNotSent(`webhook answered HTTP ${response.status}`, true);

@@ -51,6 +51,7 @@ export function entSettings(
       smsMachineDaily: SMS_PUSH_DEFAULTS.perDeviceDaily,
       webhookUrl: "",
       webhookSecret: null,
+      webhookUnansweredAt: null,
       updatedAt: now,
     }
   );
@@ -178,6 +179,8 @@ export function createPushConfig(deps: {
       smsMachineDaily: input.smsMachineDailyAmount ?? current.smsMachineDaily,
       webhookUrl,
       webhookSecret,
+      // A corrected receiver is called at once: the old one's rest is not its.
+      webhookUnansweredAt: webhookUrl === current.webhookUrl ? current.webhookUnansweredAt : null,
       updatedAt: clock.now(),
     };
     await db

@@ -45,6 +45,11 @@ export const entMsgConfigs = pgTable("ent_msg_configs", {
   smsMachineDaily: integer("sms_machine_daily").notNull(),
   webhookUrl: text("webhook_url").notNull().default(""),
   webhookSecret: text("webhook_secret"),
+  /**
+   * When the webhook's receiver last did not answer a call; null once it answers (or its URL
+   * changes). Every node reads it: a receiver rests for all of them (channels.ts).
+   */
+  webhookUnansweredAt: timestamp("webhook_unanswered_at", { withTimezone: true }),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
 });
 

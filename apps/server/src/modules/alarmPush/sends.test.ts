@@ -17,9 +17,15 @@ import { alarms } from "../alarms/schema.ts";
 import { deviceLinks, devices } from "../devices/schema.ts";
 import { enterpriseDevices, enterpriseMembers, enterprises } from "../enterprises/schema.ts";
 import { notifications } from "../notify/schema.ts";
-import { WEBHOOK_REST_MS } from "./channels.ts";
+import { createChannels, WEBHOOK_REST_MS } from "./channels.ts";
 import { SimulatedCrash } from "./delivery.ts";
-import { alarmSends, entMsgConfigs, smsAccounts, userMsgConfigs } from "./schema.ts";
+import {
+  type AlarmSend,
+  alarmSends,
+  entMsgConfigs,
+  smsAccounts,
+  userMsgConfigs,
+} from "./schema.ts";
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -587,7 +593,7 @@ describe("enterprise webhook", () => {
       name: "Kiln",
       createdAt: clock.now(),
     });
-    return { ent, device: d };
+    return { ent, device: d, admin };
   }
 
   /** A call a receiver got: its delivery id, headers and body. */
@@ -713,6 +719,67 @@ describe("enterprise webhook", () => {
       expect(hook?.status).toBe("sent");
       expect(a.delivered.has(hook?.idempotencyKey ?? "")).toBe(true);
     }
+    await app.close();
+  });
+  it("a receiver that does not answer rests for every node; after the rest one call, on one node, tries it again", async () => {
+    let hang = true;
+    let calls = 0;
+    const url = await receiver((_call, res) => {
+      calls++;
+      if (!hang) res.end();
+    });
+    const corrected = await receiver((_call, res) => res.end());
+    const app = await boot();
+    const { ent, admin } = await webhookEnterprise(app, url);
+    // Two nodes' channels on the one database.
+    const node = () =>
+      createChannels({
+        db,
+        clock,
+        senders: { email: null, sms: null, close() {} },
+        sms: outboxSmsProvider,
+        secretKey: testConfig().SECRET_KEY,
+        webhookTimeoutMs: 300,
+      });
+    const [one, two] = [node(), node()];
+    const send = (n: number, recipient = url) =>
+      ({
+        id: n,
+        eid: ent.id,
+        channel: "webhook",
+        recipient,
+        content: "{}",
+        idempotencyKey: `rest-${n}`,
+      }) as AlarmSend;
+    const outcome = (call: Promise<string>) => call.catch((error: Error) => error.message);
+    const notCalled = /^not called: the receiver did not answer at /;
+
+    // Node one's call is not answered; node two does not call the receiver while it rests.
+    expect(await outcome(one.call(send(1)))).not.toMatch(notCalled);
+    expect(await outcome(two.call(send(2)))).toMatch(notCalled);
+    expect(calls).toBe(1);
+
+    // After the rest, three sends on both nodes at once: one call tries the receiver.
+    clock.advance(WEBHOOK_REST_MS + 1000);
+    const tries = await Promise.all(
+      [one.call(send(3)), two.call(send(4)), two.call(send(5))].map(outcome),
+    );
+    expect(tries.filter((t) => notCalled.test(t))).toHaveLength(2);
+    expect(calls).toBe(2);
+
+    // It answers again: the rest is over for every node.
+    hang = false;
+    clock.advance(WEBHOOK_REST_MS + 1000);
+    expect(await outcome(two.call(send(6)))).toBe("http 200");
+    expect(await outcome(one.call(send(7)))).toBe("http 200");
+    expect(calls).toBe(4);
+
+    // It stops answering; the admin corrects the URL: the new receiver is called at once.
+    hang = true;
+    await outcome(one.call(send(8)));
+    expect(await outcome(two.call(send(9)))).toMatch(notCalled);
+    await app.services.alarmPush.setEntConfig(admin.id, { eid: ent.id, webhookUrl: corrected });
+    expect(await outcome(two.call(send(10, corrected)))).toBe("http 200");
     await app.close();
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "ent_msg_configs" ADD COLUMN "webhook_unanswered_at" timestamp with time zone;
