@@ -81,10 +81,14 @@ export function forwardUpgrade(
   upstream.end();
 }
 
+/** Bytes one side of a carried WebSocket may have waiting for the other before it is paused. */
+const CARRY_HIGH_WATER = 1024 * 1024;
+
 /**
  * `/visit-tcp` (or `/visit-screen`) accepted here for a device whose tunnel is elsewhere: one
  * WebSocket to the same path on that node with the caller's token, messages and the closing
- * code passed on.
+ * code passed on. `local` comes paused and is read only once that node has answered, and
+ * either side is paused while 1 MiB of its messages waits for the other (decision 229).
  */
 export function bridgeWebSocket(
   local: WebSocket,
@@ -97,21 +101,39 @@ export function bridgeWebSocket(
     headers: { ...(token !== null && { cloudtoken: token }), [RELAYED_HEADER]: "1" },
     maxPayload: 2 * 1024 * 1024,
   });
-  const pending: Buffer[] = [];
+  /** Sends messages on `to`, pausing `from` while too much waits to be written. */
+  const carry = (from: WebSocket, to: WebSocket) => {
+    let waiting = 0;
+    const send = (data: Buffer) => {
+      if (to.readyState !== WebSocket.OPEN) return;
+      waiting += data.byteLength;
+      if (waiting > CARRY_HIGH_WATER) from.pause();
+      to.send(data, { binary: true }, () => {
+        waiting -= data.byteLength;
+        if (waiting <= CARRY_HIGH_WATER / 2 && from.isPaused) from.resume();
+      });
+    };
+    return { send, full: () => waiting > CARRY_HIGH_WATER };
+  };
+  const up = carry(local, remote);
+  // Messages read before the pause took hold (at most one read's worth).
+  const early: Buffer[] = [];
   local.on("message", (data: Buffer) => {
-    if (remote.readyState === WebSocket.OPEN) remote.send(data, { binary: true });
-    else pending.push(data);
+    if (remote.readyState === WebSocket.OPEN) up.send(data);
+    else early.push(data);
   });
+  local.pause();
   remote.on("open", () => {
-    for (const data of pending.splice(0)) remote.send(data, { binary: true });
+    for (const data of early.splice(0)) up.send(data);
+    if (!up.full()) local.resume();
   });
-  remote.on("message", (data: Buffer) => {
-    if (local.readyState === WebSocket.OPEN) local.send(data, { binary: true });
-  });
+  remote.on("message", carry(remote, local).send);
   const closeWith = (socket: WebSocket, code: number, reason: Buffer | string) => {
     if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
       // Codes a peer may not send on the wire (1005, 1006) become a plain going-away.
       const sendable = code === 1000 || (code >= 3000 && code < 5000) ? code : 1001;
+      // A paused socket would never read the answering close frame (ws' 30 s close timeout).
+      socket.resume();
       socket.close(sendable, String(reason).slice(0, 120));
     }
   };

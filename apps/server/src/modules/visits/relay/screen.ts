@@ -65,7 +65,6 @@ export function createScreenRelay(deps: {
         const query = `?${TICKET_PARAM}=${encodeURIComponent(ticket)}`;
         limitMessages(socket, SCREEN_MESSAGE_MAX.claimed);
         bridgeWebSocket(socket, node, `/visit-screen/${visitId}${query}`, null);
-        socket.resume();
       },
       () => screenHere(socket, visitId, ticket),
     );

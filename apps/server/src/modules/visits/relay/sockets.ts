@@ -105,7 +105,6 @@ export function createSocketRelay(deps: {
         if (!node) return tcpHere(socket, visitId, target, actor);
         const query = target ? `?target=${encodeURIComponent(target)}` : "";
         bridgeWebSocket(socket, node, `/visit-tcp/${visitId}${query}`, caller.token);
-        socket.resume();
       },
       () => tcpHere(socket, visitId, target, actor),
     );
