@@ -89,12 +89,14 @@ const CARRY_HIGH_WATER = 1024 * 1024;
  * WebSocket to the same path on that node with the caller's token, messages and the closing
  * code passed on. `local` comes paused and is read only once that node has answered, and
  * either side is paused while 1 MiB of its messages waits for the other (decision 229).
+ * `spoke`: called once, at that node's first message (decision 230).
  */
 export function bridgeWebSocket(
   local: WebSocket,
   node: string,
   path: string,
   token: string | null,
+  spoke?: () => void,
 ) {
   const remote = new WebSocket(`${node.replace(/^http/, "ws")}${path}`, {
     // The screen viewer's has no token: its ticket in the path is the credential.
@@ -127,7 +129,9 @@ export function bridgeWebSocket(
     for (const data of early.splice(0)) up.send(data);
     if (!up.full()) local.resume();
   });
-  remote.on("message", carry(remote, local).send);
+  const down = carry(remote, local);
+  if (spoke) remote.once("message", spoke);
+  remote.on("message", down.send);
   const closeWith = (socket: WebSocket, code: number, reason: Buffer | string) => {
     if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
       // Codes a peer may not send on the wire (1005, 1006) become a plain going-away.

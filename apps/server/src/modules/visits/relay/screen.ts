@@ -35,7 +35,8 @@ const CLOSE_OF: Partial<Record<HwKey, number>> = {
  * The largest message a viewer's socket takes (decision 227): nothing is read before its
  * ticket is claimed, so a refused stranger (whose socket is read again only to take its close
  * answer) gets 4 KiB; a claimed viewer, the largest clipboard text RFB passes and room for the
- * small input messages noVNC sends in the same flush.
+ * small input messages noVNC sends in the same flush. A socket carried to another node keeps
+ * the unclaimed bound until that node first speaks (decision 230).
  */
 export const SCREEN_MESSAGE_MAX = { unclaimed: 4 * 1024, claimed: RFB_MAX_CUT_TEXT + 64 * 1024 };
 
@@ -61,10 +62,13 @@ export function createScreenRelay(deps: {
     (relayed ? Promise.resolve(null) : visits.nodeOf(visitId)).then(
       (node) => {
         if (!node) return screenHere(socket, visitId, ticket);
-        // The ticket is claimed on the node that holds the device's tunnel.
+        // The ticket is claimed on the node that holds the device's tunnel. That node sends
+        // nothing before it has claimed it and piped the device's stream (RFB's server speaks
+        // first), so the viewer keeps the unclaimed bound until then (decision 230).
         const query = `?${TICKET_PARAM}=${encodeURIComponent(ticket)}`;
-        limitMessages(socket, SCREEN_MESSAGE_MAX.claimed);
-        bridgeWebSocket(socket, node, `/visit-screen/${visitId}${query}`, null);
+        bridgeWebSocket(socket, node, `/visit-screen/${visitId}${query}`, null, () =>
+          limitMessages(socket, SCREEN_MESSAGE_MAX.claimed),
+        );
       },
       () => screenHere(socket, visitId, ticket),
     );

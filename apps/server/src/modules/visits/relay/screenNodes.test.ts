@@ -8,13 +8,16 @@ import { freePort } from "../../../testing/ports.ts";
 import { startRedis } from "../../../testing/redis.ts";
 import { RfbClient, wsTransport } from "../../../testing/rfbClient.ts";
 import { GREEN, RED, startVnc, type VncServer } from "../../../testing/vnc.ts";
+import { strangerWebSocketMessage } from "../../../testing/websocketStranger.ts";
 import { until } from "./remoteTesting.ts";
+import { RFB_MAX_CUT_TEXT } from "./rfb.ts";
 
 /**
  * The screen on two nodes (one database, a real redis-server): the viewer's WebSocket lands
  * on the node that does not hold the device's tunnel and is carried to the one that does,
  * where its ticket is claimed and its RFB followed; ending the visit through either node
- * closes the viewer with the visit's own close code.
+ * closes the viewer with the visit's own close code. The carrying node takes no large message
+ * before the holding node has spoken (decision 230).
  */
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -92,6 +95,9 @@ describe("the screen on two nodes", () => {
     const client = await RfbClient.connect(await wsTransport(url));
     await client.refresh();
     expect(client.share(RED)).toBeGreaterThan(0.9);
+    // The largest clipboard RFB passes: the carrying node raised its bound once the holding
+    // node spoke, and the session goes on.
+    client.cutText(Buffer.alloc(RFB_MAX_CUT_TEXT, 0x41));
     client.press(0x61);
     await client.untilColour(GREEN);
 
@@ -101,5 +107,24 @@ describe("the screen on two nodes", () => {
     expect(ended.hwdata).toMatchObject({ state: "ended", end_reason: "ended_by_owner" });
     await until(() => client.closed !== null, 5000);
     expect(client.closed).toMatch(new RegExp(`^WebSocket closed 4410 ${HW.VISIT_ENDED.code} `));
+  });
+
+  it("drops a stranger's large message on the carrying node at its header", async () => {
+    const v = await call(nodes[1].port, "/api/v1/audit/getValidVisitUrl", {
+      machineID: deviceId,
+      kind: "screen",
+    });
+    expect(v.hwcode).toBe(0);
+    // A wrong ticket and a frame announcing 100 KiB, 1 KiB of it sent, on the node that carries
+    // the socket. With the claimed bound from the start it waited for the rest, and then for a
+    // close answer that never comes (ws' 30 s).
+    const stranger = await strangerWebSocketMessage(
+      nodes[1].port,
+      `/visit-screen/${v.hwdata.visit_id}?kw_ticket=${"A".repeat(43)}`,
+      100 * 1024,
+    );
+    expect(stranger.status).toBe(101);
+    expect(stranger.closeCodes[0]).toBe(1009);
+    expect(stranger.ms).toBeLessThan(3000);
   });
 });
