@@ -124,7 +124,9 @@ describe("the screen on two nodes", () => {
       100 * 1024,
     );
     expect(stranger.status).toBe(101);
-    expect(stranger.closeCodes[0]).toBe(1009);
+    // 1009 at the header; 4403 if the holding node's refusal was read first (then the header
+    // still errs and ends the link at once).
+    expect([1009, 4403]).toContain(stranger.closeCodes[0]);
     expect(stranger.ms).toBeLessThan(3000);
   });
 });
