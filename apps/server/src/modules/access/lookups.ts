@@ -1,5 +1,5 @@
 import { maskPhone } from "@keyway/shared";
-import { and, eq, or } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Events } from "../../events.ts";
 import { fail } from "../../http/envelope.ts";
@@ -44,13 +44,37 @@ export const grantValid = (g: VisitGrant, now: Date) =>
 export function createLookups(deps: AccessDeps) {
   const { db, permissions } = deps;
 
+  // Built once: every open visit's rights check runs these each second, and on PGlite
+  // building a statement cost as much as running it (decision 205, 231).
+  const deviceById = db
+    .select()
+    .from(devices)
+    .where(eq(devices.id, sql.placeholder("deviceId")))
+    .limit(1)
+    .prepare("access_device_by_id");
+  const linkByUser = db
+    .select()
+    .from(deviceLinks)
+    .where(
+      and(
+        eq(deviceLinks.userId, sql.placeholder("userId")),
+        eq(deviceLinks.deviceId, sql.placeholder("deviceId")),
+      ),
+    )
+    .limit(1)
+    .prepare("access_link_of_user");
+
   async function requireDevice(deviceId: number): Promise<Device> {
-    const [device] = await db.select().from(devices).where(eq(devices.id, deviceId)).limit(1);
+    const [device] = await deviceById.execute({ deviceId });
     if (!device) throw fail("EDIT_MACHINE_NOT_FOUND");
     return device;
   }
 
   async function linkOf(userId: number, deviceId: number, tx: Db = db) {
+    if (tx === db) {
+      const [link] = await linkByUser.execute({ userId, deviceId });
+      return link as DeviceLink | undefined;
+    }
     const [link] = await tx
       .select()
       .from(deviceLinks)

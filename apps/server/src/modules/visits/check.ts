@@ -1,5 +1,5 @@
 import type { ConnectRight, HwKey, VisitEndReason } from "@keyway/shared";
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -37,6 +37,19 @@ export function createVisitCheck(deps: {
   end: (session: VisitSession, reason: VisitEndReason) => Promise<void>;
 }) {
   const { db, clock, access, end } = deps;
+  /** The visitor's terminal still signed in: built once, run by every check (decision 231). */
+  const terminalLive = db
+    .select({ id: terminals.id })
+    .from(terminals)
+    .where(
+      and(
+        eq(terminals.id, sql.placeholder("terminalId")),
+        eq(terminals.userId, sql.placeholder("userId")),
+        gt(terminals.expiresAt, sql.placeholder("now")),
+      ),
+    )
+    .limit(1)
+    .prepare("visits_terminal_live");
 
   /**
    * The rights check of a visit. `force`: always ask again (periodic and event re-checks);
@@ -54,17 +67,11 @@ export function createVisitCheck(deps: {
     }
     const run = (async () => {
       try {
-        const [terminal] = await db
-          .select({ id: terminals.id })
-          .from(terminals)
-          .where(
-            and(
-              eq(terminals.id, session.actor.terminalId),
-              eq(terminals.userId, session.actor.userId),
-              gt(terminals.expiresAt, clock.now()),
-            ),
-          )
-          .limit(1);
+        const [terminal] = await terminalLive.execute({
+          terminalId: session.actor.terminalId,
+          userId: session.actor.userId,
+          now: clock.now(),
+        });
         // The visitor signed out on that terminal (or its session ran out): the visit goes too.
         if (!terminal) {
           await end(session, "rights_revoked");
