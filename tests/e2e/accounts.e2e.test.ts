@@ -133,7 +133,8 @@ describe("accounts in the browser", () => {
     await page.fill(tid("register-confirm"), PASSWORD);
     await page.click(tid("register-submit"));
 
-    const mail = await platform.smtp.waitFor(EMAIL);
+    // Up to 30 s, as the SMS codes: a send under a full check's load can take over 10 s.
+    const mail = await platform.smtp.waitFor(EMAIL, 30_000);
     expect(mail.subject).toBe("[Keyway Cloud] Your verification code");
     const code = mail.text.match(/\b(\d{6})\b/)?.[1];
     expect(code).toBeDefined();

@@ -59,16 +59,16 @@ export async function answerOf(
   const apiPath = pathOf(route);
   // The request and its answer are waited for apart, so that a failure under a full check's
   // load says which did not come: the click sent nothing, or the server did not answer.
-  const [request] = await Promise.all([
-    page
-      .waitForRequest((r) => r.url().endsWith(apiPath), { timeout })
-      .catch((error: Error) => {
-        throw new Error(
-          `clicking ${submit} sent no ${apiPath} within ${timeout} ms: ${error.message}`,
-        );
-      }),
+  const [sent, clicked] = await Promise.allSettled([
+    page.waitForRequest((r) => r.url().endsWith(apiPath), { timeout }),
     page.click(tid(submit), { timeout }),
   ]);
+  if (sent.status === "rejected") {
+    // Playwright's call log says why a click did not land (hidden, moving, covered).
+    const click = clicked.status === "rejected" ? `the click failed: ${clicked.reason}` : "clicked";
+    throw new Error(`${submit}: ${click}; no ${apiPath} was sent within ${timeout} ms`);
+  }
+  const request = sent.value;
   let timer: NodeJS.Timeout | undefined;
   const answer = await Promise.race([
     request.response(),

@@ -115,6 +115,8 @@ export interface AppDeps {
   /** 4G card carrier (default from IOT_CARRIER) and how often cards are re-read (ms; 0 none). */
   iotCarrier?: CarrierAdapter;
   iotCardPassEveryMs?: number;
+  /** How often due notifications (codes, outbox mails, retries) are looked for (ms; 0: by hand). */
+  notifyEveryMs?: number;
   /**
    * Data reporting: how often failed deliveries are retried (ms; 0: only by hand, for
    * tests), trusted CAs of report servers, and the crash hook of the tests.
@@ -505,6 +507,7 @@ export async function buildApp(deps: AppDeps) {
     await alarmNotify.start().catch((error) => app.log.error({ err: error }, "alarm jobs"));
     messages.catchUpAlarms().catch((error) => app.log.error({ err: error }, "alarm catch-up"));
     iotCards.start(deps.iotCardPassEveryMs ?? 10 * 60_000);
+    notifier.start(deps.notifyEveryMs ?? 1_000);
     reporting.start(deps.reporting?.pollMs ?? 1_000);
   });
 

@@ -26,7 +26,6 @@ async function main() {
   });
   const app = await buildApp({ config, db: database.db });
   if (config.DEMO) await seedDemo(app.services.accounts);
-  app.services.notifier.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -45,6 +45,8 @@ export async function createHarness(
       senders: opts.senders,
       logger: opts.logger ?? false,
       sweepEveryMs: 0,
+      // Notifications go out at their enqueue's kick or when a test calls deliverDue.
+      notifyEveryMs: 0,
       consentTimeoutMs: opts.consentTimeoutMs,
       // Report deliveries run when a test calls deliverDue, unless it asks for the loop.
       reporting: { pollMs: 0, ...reporting },

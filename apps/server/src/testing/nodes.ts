@@ -15,6 +15,7 @@ export async function startTestNode(
     db,
     logger: false,
     sweepEveryMs: 0,
+    notifyEveryMs: 0,
     reporting: { pollMs: 0 },
     ...deps,
   });

@@ -66,6 +66,8 @@ describe("e-mail delivery", () => {
         clock,
         senders: createSenders({ smtpUrl, mailFrom: "kw@keyway.local" }),
         logger: false,
+        // The test sends by hand, after moving the clock past the back-off.
+        notifyEveryMs: 0,
       });
     const first = await boot();
     const res = await first.inject({
@@ -90,6 +92,59 @@ describe("e-mail delivery", () => {
     expect(mail.text).toMatch(/\b\d{6}\b/);
     const [sent] = await database.db.select().from(notifications);
     expect(sent.status).toBe("sent");
+  });
+});
+
+describe("when a queued mail goes out", () => {
+  it("sends a mail queued in a transaction once it commits, though the commit comes late", async () => {
+    const smtp = await startSmtpServer();
+    closers.push(smtp.close);
+    // Only the enqueue's kick sends here (no look every second).
+    const h = await createHarness({
+      config: { SMTP_URL: smtp.url },
+      senders: createSenders({ smtpUrl: smtp.url, mailFrom: "kw@keyway.local" }),
+    });
+    closers.push(h.close);
+    const to = "late-commit@example.com";
+    await h.db.transaction(async (tx) => {
+      await h.app.services.notifier.enqueue({ channel: "email", recipient: to, body: "hi" }, tx);
+      // The caller still works after the enqueue: a kick that looked now would find nothing.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(smtp.received.filter((m) => m.to === to)).toHaveLength(0);
+    });
+    const mail = await smtp.waitFor(to);
+    expect(mail.text.trim()).toBe("hi");
+  });
+
+  it("sends, on its own, a due mail that nothing kicked (left by a stopped process)", async () => {
+    const smtp = await startSmtpServer();
+    closers.push(smtp.close);
+    const database = await createTestDatabase();
+    closers.push(database.close);
+    const to = "left@example.com";
+    const now = new Date();
+    await database.db.insert(notifications).values({
+      channel: "email",
+      recipient: to,
+      subject: "left",
+      body: "left behind",
+      status: "pending",
+      nextAttemptAt: now,
+      createdAt: now,
+    });
+    // The platform as main.ts and the browser tests run it: no option for the notifier.
+    const app = await buildApp({
+      config: testConfig({ SMTP_URL: smtp.url, WEB_DIST: "/nonexistent" }),
+      db: database.db,
+      senders: createSenders({ smtpUrl: smtp.url, mailFrom: "kw@keyway.local" }),
+      logger: false,
+      sweepEveryMs: 0,
+      reporting: { pollMs: 0 },
+    });
+    closers.push(() => app.close());
+    await app.ready();
+    const mail = await smtp.waitFor(to);
+    expect(mail.text.trim()).toBe("left behind");
   });
 });
 

@@ -21,6 +21,11 @@ const MAX_ATTEMPTS = 8;
 /** A claimed row is retried after this long if the worker died while sending it. */
 const LEASE_MS = 60_000;
 const BATCH = 20;
+/**
+ * Held (shared) by a caller's transaction that enqueued a row, until it ends: the kick for that
+ * row waits on it, so it runs after the commit and sees the row (decision 232).
+ */
+const ENQUEUE_LOCK = 7_400_001;
 
 /**
  * The durable notification queue and the local outbox (see schema.ts). enqueue() writes the
@@ -36,6 +41,8 @@ export function createNotifier(deps: {
   const { db, clock, senders, log } = deps;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** A kick came while a pass ran: its row may have been written after that pass looked. */
+  let again = false;
 
   const senderFor = (channel: NewNotification["channel"]) =>
     channel === "email" ? senders.email : senders.sms;
@@ -57,10 +64,27 @@ export function createNotifier(deps: {
         },
         `outbox: ${row.channel} to ${row.recipient}: ${row.body}`,
       );
-    } else {
+    } else if (tx === db) {
       setImmediate(() => void kick());
+    } else {
+      // Other connections see the row only at the caller's commit (on a PostgreSQL server a
+      // kick now could look before it): the kick waits for this transaction to end.
+      await tx.execute(sql`select pg_advisory_xact_lock_shared(${ENQUEUE_LOCK}, ${row.id})`);
+      void kickAfterCommit(row.id);
     }
     return row;
+  }
+
+  async function kickAfterCommit(id: number): Promise<void> {
+    try {
+      await db.transaction(async (wait) => {
+        await wait.execute(sql`select pg_advisory_xact_lock(${ENQUEUE_LOCK}, ${id})`);
+      });
+      await kick();
+    } catch (error) {
+      // The look every second (start) sends it then.
+      log.warn({ notification: id, err: error }, "kick after commit failed");
+    }
   }
 
   async function claimDue(): Promise<Notification[]> {
@@ -139,8 +163,16 @@ export function createNotifier(deps: {
   }
 
   function kick(): Promise<void> {
-    running ??= deliverDue()
-      .then(() => undefined)
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await deliverDue();
+      } while (again);
+    })()
       .catch((error) => log.error({ err: error }, "notification worker failed"))
       .finally(() => {
         running = undefined;
@@ -155,7 +187,12 @@ export function createNotifier(deps: {
       await running;
       return deliverDue();
     },
-    start(intervalMs = 1000) {
+    /**
+     * Looks for due rows every `intervalMs` (0: never; tests deliver by hand): retries, rows a
+     * stopped process left, and a row whose kick failed.
+     */
+    start(intervalMs: number) {
+      if (intervalMs <= 0) return;
       timer ??= setInterval(() => void kick(), intervalMs);
       timer.unref();
       void kick();
