@@ -1,5 +1,5 @@
 import type { HwKey } from "@keyway/shared";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import { blackList } from "../access/schema.ts";
@@ -120,13 +120,30 @@ export function createChecks(db: Db, scopes: Scopes) {
     return out;
   }
 
+  // Built once: an open visit's rights check asks it about one device every second
+  // (decisions 231, 233).
+  const blacklistedOnOne = db
+    .select({ id: blackList.deviceId })
+    .from(blackList)
+    .where(
+      and(
+        eq(blackList.userId, sql.placeholder("userId")),
+        eq(blackList.deviceId, sql.placeholder("deviceId")),
+      ),
+    )
+    .limit(1)
+    .prepare("permissions_blacklisted_one");
+
   /** Devices among `deviceIds` whose black list holds the user (they may not apply). */
   async function blacklisted(userId: number, deviceIds: number[]) {
     if (deviceIds.length === 0) return new Set<number>();
-    const rows = await db
-      .select({ id: blackList.deviceId })
-      .from(blackList)
-      .where(and(eq(blackList.userId, userId), inArray(blackList.deviceId, deviceIds)));
+    const rows =
+      deviceIds.length === 1
+        ? await blacklistedOnOne.execute({ userId, deviceId: deviceIds[0] })
+        : await db
+            .select({ id: blackList.deviceId })
+            .from(blackList)
+            .where(and(eq(blackList.userId, userId), inArray(blackList.deviceId, deviceIds)));
     return new Set(rows.map((r) => r.id));
   }
 

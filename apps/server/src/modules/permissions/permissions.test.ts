@@ -195,6 +195,10 @@ describe("who may act on a device", () => {
   it("the black list holds only who was put on it", async () => {
     expect(await permissions.blacklisted(ids.black, [P, ED])).toEqual(new Set([P]));
     expect(await permissions.blacklisted(ids.visitor, [P, ED])).toEqual(new Set());
+    // One device at a time, as a visit's rights check asks (a prepared statement).
+    expect(await permissions.blacklisted(ids.black, [P])).toEqual(new Set([P]));
+    expect(await permissions.blacklisted(ids.black, [ED])).toEqual(new Set());
+    expect(await permissions.blacklisted(ids.visitor, [P])).toEqual(new Set());
   });
 });
 
