@@ -424,6 +424,10 @@ describe("access workflow, message centre and authority centre in the browser", 
     await alice.fill(tid("auth-visit-time-amount"), "5");
     await alice.click(tid("auth-visit-time-unit"));
     await alice.click(tid("auth-visit-time-unit-minute"));
+    // The form holds what was typed before it is sent: if the refusal does not come, the
+    // failure says which of the two did not take (once, under a full check's load, it did not).
+    await expect.poll(() => alice.inputValue(tid("auth-visit-time-amount"))).toBe("5");
+    await expect.poll(() => alice.textContent(tid("auth-visit-time-unit"))).toContain("Minutes");
     await alice.click(tid("auth-visit-submit"));
     // Below 10 minutes: the shared rule refuses it.
     await alice.locator(".ant-modal .ant-form-item-explain-error", { hasText: "10" }).waitFor();

@@ -409,7 +409,6 @@ export async function buildApp(deps: AppDeps) {
   const portal = createPortalService({
     db,
     clock,
-    log: app.log,
     notifier,
     supportEmail: config.SUPPORT_EMAIL,
     client: {

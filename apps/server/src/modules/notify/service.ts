@@ -43,6 +43,8 @@ export function createNotifier(deps: {
   let running: Promise<void> | undefined;
   /** A kick came while a pass ran: its row may have been written after that pass looked. */
   let again = false;
+  /** Kicks waiting for their callers' commits (waited for by deliverDue and stop). */
+  const afterCommits = new Set<Promise<void>>();
 
   const senderFor = (channel: NewNotification["channel"]) =>
     channel === "email" ? senders.email : senders.sms;
@@ -70,7 +72,8 @@ export function createNotifier(deps: {
       // Other connections see the row only at the caller's commit (on a PostgreSQL server a
       // kick now could look before it): the kick waits for this transaction to end.
       await tx.execute(sql`select pg_advisory_xact_lock_shared(${ENQUEUE_LOCK}, ${row.id})`);
-      void kickAfterCommit(row.id);
+      const waiting = kickAfterCommit(row.id).finally(() => afterCommits.delete(waiting));
+      afterCommits.add(waiting);
     }
     return row;
   }
@@ -184,6 +187,7 @@ export function createNotifier(deps: {
     enqueue,
     /** Delivers what is due, after any pass already running (so its outcome is written too). */
     async deliverDue(): Promise<number> {
+      await Promise.all(afterCommits);
       await running;
       return deliverDue();
     },
@@ -200,6 +204,7 @@ export function createNotifier(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      await Promise.all(afterCommits);
       await running;
     },
     /** Rows waiting to be sent (retries included; the outbox is not a queue): for /metrics. */

@@ -292,8 +292,7 @@ describe("SCADA registration", () => {
     const portal = createPortalService({
       db: h.db,
       clock: h.clock,
-      log: h.app.log,
-      notifier: { enqueue: h.app.services.notifier.enqueue, deliverDue: async () => 0 },
+      notifier: { enqueue: h.app.services.notifier.enqueue },
       supportEmail: "support@keyway.local",
       client: {
         mapTileUrl: "",

@@ -10,7 +10,6 @@ import {
   type ScadaRegistrationView,
 } from "@keyway/shared";
 import { and, count, desc, eq, gt, sql } from "drizzle-orm";
-import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import { fail } from "../../http/envelope.ts";
 import type { Clock } from "../../infra/clock.ts";
@@ -27,8 +26,7 @@ const SCADA_LOCK = 7_310_001;
 export function createScadaRegistrations(deps: {
   db: Db;
   clock: Clock;
-  log: FastifyBaseLogger;
-  notifier: Pick<Notifier, "enqueue" | "deliverDue">;
+  notifier: Pick<Notifier, "enqueue">;
   supportEmail: string;
 }) {
   const { db, clock, notifier } = deps;
@@ -89,8 +87,6 @@ export function createScadaRegistrations(deps: {
         .returning({ id: scadaRegistrations.id });
       return stored;
     });
-    // The queue's own wake-up can run before the commit; deliver now that the row is visible.
-    notifier.deliverDue().catch((error) => deps.log.error({ err: error }, "scada e-mail"));
     return { id: row.id, replyWithinHours: SCADA_REPLY_HOURS };
   }
 

@@ -1,5 +1,4 @@
 import type { ClientConfig } from "@keyway/shared";
-import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../infra/clock.ts";
 import type { EnterpriseService } from "../enterprises/service.ts";
@@ -18,8 +17,7 @@ export type PortalService = ReturnType<typeof createPortalService>;
 export function createPortalService(deps: {
   db: Db;
   clock: Clock;
-  log: FastifyBaseLogger;
-  notifier: Pick<Notifier, "enqueue" | "deliverDue">;
+  notifier: Pick<Notifier, "enqueue">;
   supportEmail: string;
   client: ClientConfig;
   enterprises: Pick<EnterpriseService, "deviceScope" | "requireList">;
