@@ -1,6 +1,12 @@
 import path from "node:path";
 import { pathOf } from "@keyway/shared";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import {
+  type Browser,
+  type ConsoleMessage,
+  chromium,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { type Config, testConfig } from "../../apps/server/src/config.ts";
 import { createTestDatabase } from "../../apps/server/src/db/testing.ts";
@@ -19,8 +25,8 @@ export const WEB_DIST =
 export { freePort };
 
 /** Debian's Chromium with the flags this sandbox needs (no background network). */
-export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
       "--headless",
@@ -34,6 +40,72 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
       ...extraArgs,
     ],
   });
+  const rate = Number(process.env.KEYWAY_TEST_CPU_THROTTLE ?? 0);
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.on("page", (page) => {
+      clickWhenStill(page);
+      // A slow renderer on demand (Chrome's CPU throttling), to replay a full check's load.
+      if (rate > 1) {
+        void context
+          .newCDPSession(page)
+          .then((cdp) => cdp.send("Emulation.setCPUThrottlingRate", { rate }))
+          .catch(() => {});
+      }
+    });
+    return context;
+  };
+  return browser;
+}
+
+/**
+ * Every click, `page.click` or a locator's, first waits for its target, then for Ant Design's
+ * motion to end. Playwright clicks a button once it holds still for two frames, which a
+ * dialog's can do just before its zoom starts; under load the button then moves between the
+ * press and the release, the click goes to the dialog's backdrop, and nothing happens while
+ * the click "succeeded". Patched once, on Playwright's own classes (the first page's).
+ */
+let clicksWaitForStill = false;
+function clickWhenStill(page: Page) {
+  if (clicksWaitForStill) return;
+  clicksWaitForStill = true;
+  const pages = Object.getPrototypeOf(page) as Page;
+  const pageClick = pages.click;
+  pages.click = async function (this: Page, selector, options) {
+    await this.waitForSelector(selector, { state: "attached", timeout: options?.timeout });
+    await untilStill(this).catch(() => {});
+    return pageClick.call(this, selector, options);
+  };
+  const locators = Object.getPrototypeOf(page.locator("html")) as Locator;
+  const locatorClick = locators.click;
+  locators.click = async function (this: Locator, options) {
+    await this.waitFor({ state: "attached", timeout: options?.timeout });
+    await untilStill(this.page()).catch(() => {});
+    return locatorClick.call(this, options);
+  };
+}
+
+/**
+ * Resolves once no Ant Design motion is under way: rc-motion marks an element that zooms,
+ * slides or fades with `<motion>-appear`, `-enter` or `-leave` from its first step to its end.
+ * A motion lasts 0.1 to 0.3 s; a click waits at most `timeout` for it and then clicks anyway.
+ */
+export function untilStill(page: Page, timeout = 5_000) {
+  return page.waitForFunction(
+    () => {
+      const moving = document.querySelectorAll(
+        '[class*="-appear"], [class*="-enter"], [class*="-leave"]',
+      );
+      return !Array.from(moving).some((element) =>
+        Array.from(element.classList).some((name) =>
+          /^ant-[\w-]+-(appear|enter|leave)$/.test(name),
+        ),
+      );
+    },
+    undefined,
+    { timeout, polling: 50 },
+  );
 }
 
 /**
@@ -57,16 +129,34 @@ export async function answerOf(
   timeout = 40_000,
 ) {
   const apiPath = pathOf(route);
+  // What the page said meanwhile: an uncaught error or a console error explains a click that
+  // landed and sent nothing.
+  const said: string[] = [];
+  const onError = (error: Error) => said.push(`page error: ${error.message}`);
+  const onConsole = (message: ConsoleMessage) => {
+    if (message.type() === "error") said.push(`console: ${message.text()}`);
+  };
+  page.on("pageerror", onError);
+  page.on("console", onConsole);
   // The request and its answer are waited for apart, so that a failure under a full check's
   // load says which did not come: the click sent nothing, or the server did not answer.
   const [sent, clicked] = await Promise.allSettled([
     page.waitForRequest((r) => r.url().endsWith(apiPath), { timeout }),
     page.click(tid(submit), { timeout }),
-  ]);
+  ]).finally(() => {
+    page.off("pageerror", onError);
+    page.off("console", onConsole);
+  });
   if (sent.status === "rejected") {
     // Playwright's call log says why a click did not land (hidden, moving, covered).
     const click = clicked.status === "rejected" ? `the click failed: ${clicked.reason}` : "clicked";
-    throw new Error(`${submit}: ${click}; no ${apiPath} was sent within ${timeout} ms`);
+    const shown = await page
+      .locator(".ant-form-item-explain-error, .ant-message-notice, .ant-modal-title")
+      .allTextContents()
+      .catch(() => []);
+    throw new Error(
+      `${submit}: ${click}; no ${apiPath} was sent within ${timeout} ms; on screen: ${JSON.stringify(shown)}; ${said.join("; ") || "no page error"}`,
+    );
   }
   const request = sent.value;
   let timer: NodeJS.Timeout | undefined;
