@@ -40,20 +40,10 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
       ...extraArgs,
     ],
   });
-  const rate = Number(process.env.KEYWAY_TEST_CPU_THROTTLE ?? 0);
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);
-    context.on("page", (page) => {
-      clickWhenStill(page);
-      // A slow renderer on demand (Chrome's CPU throttling), to replay a full check's load.
-      if (rate > 1) {
-        void context
-          .newCDPSession(page)
-          .then((cdp) => cdp.send("Emulation.setCPUThrottlingRate", { rate }))
-          .catch(() => {});
-      }
-    });
+    context.on("page", clickWhenStill);
     return context;
   };
   return browser;
@@ -91,7 +81,7 @@ function clickWhenStill(page: Page) {
  * slides or fades with `<motion>-appear`, `-enter` or `-leave` from its first step to its end.
  * A motion lasts 0.1 to 0.3 s; a click waits at most `timeout` for it and then clicks anyway.
  */
-export function untilStill(page: Page, timeout = 5_000) {
+function untilStill(page: Page, timeout = 5_000) {
   return page.waitForFunction(
     () => {
       const moving = document.querySelectorAll(
